@@ -1,0 +1,26 @@
+# PlaySuite: foundation models play real games; a video judge scores their progress.
+# Entry point: validates the configuration, includes the rule families, defines the default target.
+
+
+from snakemake.utils import min_version, validate
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+validate(config, "config/schemas/config.schema.json")
+
+
+include: "rules/common.smk"
+include: "rules/catalog.smk"
+include: "rules/play.smk"
+include: "rules/judge.smk"
+include: "rules/analysis.smk"
+
+
+rule all:
+    default_target: True
+    input:
+        final_outputs(),

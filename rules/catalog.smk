@@ -1,0 +1,1 @@
+# Catalog curation: ingest platform dumps, filter, classify genres, triage archives.

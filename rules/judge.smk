@@ -1,0 +1,1 @@
+# Judging: milestones from episode videos, levels, scores tables.

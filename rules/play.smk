@@ -1,0 +1,1 @@
+# Play: acquire games, run episodes in shard jobs (one inference server per node).

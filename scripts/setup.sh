@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs everything PlaySuite needs on a fresh Debian 12 machine; safe to run again.
+#   - system packages: sandbox (bubblewrap), virtual display (Xvfb, xdotool), Chromium for the
+#     browser runtime, Debian's python3-pygame for Debian-packaged games, libfaketime for native
+#     games, and the libraries the native games link against;
+#   - a virtual environment in .venv with the playsuite package (editable) and its test tools.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(
+  bubblewrap xvfb xdotool x11-utils xauth chromium fonts-dejavu-core
+  python3 python3-pygame python3-numpy python3-venv faketime
+  libgl1-mesa-dri mesa-utils
+)
+
+missing=()
+for pkg in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if ((${#missing[@]})); then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "setup: need root to install: ${missing[*]}" >&2
+    exit 1
+  fi
+  echo "setup: apt-get install ${missing[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+PYTHON=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  "$PYTHON" -m venv .venv
+fi
+stamp=.venv/.playsuite-installed
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+  .venv/bin/pip install -q --upgrade pip
+  .venv/bin/pip install -q -e '.[test]'
+  touch "$stamp"
+fi
+echo "setup: ready (.venv)"

@@ -1,0 +1,1 @@
+"""Statistics over scores tables: the paper's tables and figures."""

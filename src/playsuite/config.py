@@ -1,0 +1,109 @@
+"""Configuration: where config files live, loading them against their JSON Schemas, conditions.
+
+The workflow and the command line read the same files (``config/models.yaml``, prompts, corpora);
+this module is the one place that finds and validates them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+
+class ConfigError(ValueError):
+    """A configuration file that is missing or does not match its schema."""
+
+
+def config_dir() -> Path:
+    """The ``config/`` directory: ``$PLAYSUITE_CONFIG_DIR``, ``./config``, or the source tree's."""
+    env = os.environ.get("PLAYSUITE_CONFIG_DIR")
+    if env:
+        return Path(env)
+    local = Path.cwd() / "config"
+    if (local / "models.yaml").exists():
+        return local
+    return Path(__file__).resolve().parents[2] / "config"
+
+
+def load_yaml(path: str | os.PathLike[str]) -> Any:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return yaml.safe_load(fh)
+    except FileNotFoundError:
+        raise ConfigError(f"config file not found: {path}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
+
+
+@cache
+def _schema(name: str) -> dict[str, Any]:
+    path = config_dir() / "schemas" / f"{name}.schema.json"
+    with open(path, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def validate(data: Any, schema_name: str, source: str = "config") -> Any:
+    """Validate ``data`` against ``config/schemas/{schema_name}.schema.json`` with clear errors."""
+    validator = jsonschema.Draft202012Validator(_schema(schema_name))
+    errors = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
+    if errors:
+        lines = []
+        for err in errors[:10]:
+            where = "/".join(str(p) for p in err.absolute_path) or "(top level)"
+            lines.append(f"  {where}: {err.message}")
+        raise ConfigError(f"{source} does not match schema '{schema_name}':\n" + "\n".join(lines))
+    return data
+
+
+def load_validated(path: str | os.PathLike[str], schema_name: str) -> Any:
+    return validate(load_yaml(path), schema_name, source=str(path))
+
+
+CONDITION_RE = re.compile(r"^k(?P<k>\d+)-hz(?P<hz>\d+(?:\.\d+)?)-(?P<variant>[a-z][a-z0-9_]*)$")
+
+
+@dataclass(frozen=True)
+class Condition:
+    """History length, action rate and prompt variant of a run, named ``k{K}-hz{HZ}-{variant}``."""
+
+    history_k: int
+    hz: float
+    variant: str
+
+    @classmethod
+    def parse(cls, name: str) -> Condition:
+        match = CONDITION_RE.match(name)
+        if not match:
+            raise ConfigError(
+                f"condition {name!r} is not of the form k{{K}}-hz{{HZ}}-{{variant}}, "
+                "e.g. k3-hz0.33-base"
+            )
+        hz = float(match["hz"])
+        if hz <= 0:
+            raise ConfigError(f"condition {name!r}: action rate must be positive")
+        return cls(int(match["k"]), hz, match["variant"])
+
+    @property
+    def name(self) -> str:
+        return f"k{self.history_k}-hz{self.hz:g}-{self.variant}"
+
+    @property
+    def step_seconds(self) -> float:
+        """Game time per agent step.
+
+        Rates written as truncated fractions (0.33 Hz for 1/3 Hz) mean whole-second steps: the
+        paper's 0.33 Hz is a 3 s step, not 3.03 s.
+        """
+        period = 1.0 / self.hz
+        whole = round(period)
+        if whole >= 1 and abs(period - whole) / whole < 0.02:
+            return float(whole)
+        return period

@@ -1,0 +1,21 @@
+"""Shared fixtures. Test modules live in one folder per subsystem."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session")
+def repo() -> Path:
+    return REPO
+
+
+from hypothesis import HealthCheck, settings  # noqa: E402
+
+# CI machines have two cores shared with games and browsers: time limits would make tests flaky.
+settings.register_profile("playsuite", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("playsuite")
