@@ -1,4 +1,5 @@
 # Helpers shared by the workflow: configuration lookups and target lists (functions only).
+# Each stage owns one *_targets() function below; final_outputs() is the default target.
 
 from pathlib import Path
 
@@ -14,10 +15,30 @@ for _judge in config["judges"]:
 CONDITIONS = {name: Condition.parse(name) for name in config["conditions"]}
 
 
-def final_outputs():
-    """Everything the default target builds."""
+def catalog_targets():
+    """Catalog curation outputs (funnel, curated tables, genre figure)."""
+    return []
+
+
+def play_targets():
+    """Episode directories of every (corpus, preset, condition, game)."""
+    return []
+
+
+def judge_targets():
+    """Judgements and scores tables."""
+    return []
+
+
+def analysis_targets():
+    """Tables, figures and the report inputs."""
     return [
         "results/tables/models.csv",
         "results/tables/models.md",
         "results/tables/models.tex",
     ]
+
+
+def final_outputs():
+    """Everything the default target builds."""
+    return catalog_targets() + play_targets() + judge_targets() + analysis_targets()
