@@ -1,0 +1,1 @@
+"""Catalog: corpus tables, game acquisition, curation filters, genres and archive triage."""

@@ -1,0 +1,121 @@
+"""The one interface every game runtime implements.
+
+The harness drives pygame, browser and native games the same way: start (game time paused),
+observe, act for a slice of game time, close. Failures of the *game* (it never renders, crashes,
+hangs) are reported as :class:`GameFailure` with a run status, never as an arbitrary exception, so
+one broken game cannot kill a worker that has other games to play.
+
+Video contract: ``act(actions, seconds)`` returns the frames of that slice sampled at
+``video_fps`` at evenly spaced game times (``round(seconds * video_fps)`` frames, the last one at
+the end of the slice), so a recorder that appends them gets a video whose duration equals the game
+time played.
+"""
+
+from __future__ import annotations
+
+import enum
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from playsuite.actions import Action
+from playsuite.catalog.corpus import GameEntry
+
+
+class RunStatus(enum.StrEnum):
+    """Episode status values recorded in ``meta.json`` (DESIGN.md "Episode directory")."""
+
+    OK = "ok"
+    CRASHED = "crashed"
+    TIMEOUT = "timeout"
+    LAUNCH_FAILED = "launch_failed"
+    SANDBOX_VIOLATION = "sandbox_violation"
+
+
+class GameFailure(RuntimeError):
+    """The game, not the harness, failed; ``status`` is what the episode records."""
+
+    def __init__(self, status: RunStatus, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class Observation:
+    """The current screen (H×W×3 uint8) at game time ``t_game`` seconds."""
+
+    frame: np.ndarray
+    t_game: float
+    probes: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class RuntimeOptions:
+    """Per-run settings the harness passes to every runtime."""
+
+    workdir: Path  # private scratch for this run (HOME, logs); created by the caller
+    game_dir: Path  # where the acquired game lives (read-only inside the sandbox)
+    seed: int = 0
+    video_fps: float = 30.0
+    launch_timeout_s: float = 60.0
+    slice_timeout_s: float = 120.0  # wall-clock bound on one act() call
+    sandbox: str = "bwrap"  # "bwrap" | "apptainer" | "none" (tests of the sandbox itself only)
+    display: str | None = None  # X display for native / OpenGL games, owned by the worker
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Runtime(ABC):
+    """A running game. Use as a context manager so ``close`` always runs."""
+
+    def __init__(self, game: GameEntry, options: RuntimeOptions) -> None:
+        self.game = game
+        self.options = options
+
+    @property
+    @abstractmethod
+    def screen_size(self) -> tuple[int, int]:
+        """(width, height) of the game's screen in pixels: the coordinate space of actions."""
+
+    @property
+    def video_fps(self) -> float:
+        return self.options.video_fps
+
+    @abstractmethod
+    def start(self) -> Observation:
+        """Launch inside the sandbox, wait (polling) until the first real frame, pause game time.
+
+        Raises :class:`GameFailure` with ``LAUNCH_FAILED`` (or ``SANDBOX_VIOLATION``).
+        """
+
+    @abstractmethod
+    def observe(self) -> Observation:
+        """The current frame and game time; game time does not move."""
+
+    @abstractmethod
+    def act(self, actions: list[Action], seconds: float) -> list[np.ndarray]:
+        """Inject ``actions``, advance game time by ``seconds``, pause again; frames for the video.
+
+        Raises :class:`GameFailure` with ``CRASHED`` or ``TIMEOUT``.
+        """
+
+    def probes(self) -> dict[str, Any]:
+        """Values of the game's declared probes now (empty when it declares none)."""
+        return {}
+
+    @abstractmethod
+    def close(self) -> None:
+        """Stop the game and reap every process it started. Safe to call twice."""
+
+    def __enter__(self) -> Runtime:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def frames_per_slice(seconds: float, fps: float) -> int:
+    """How many video frames a slice of ``seconds`` contributes (at least one)."""
+    return max(1, round(seconds * fps))

@@ -1,0 +1,54 @@
+import pytest
+
+from playsuite.catalog.corpus import GameEntry, find_game, load_corpus, write_corpus_tsv
+from playsuite.config import ConfigError
+
+
+def game(**kw: object) -> GameEntry:
+    row = {
+        "id": "demo-game",
+        "title": "Demo",
+        "source": "local",
+        "package": "demo",
+        "runtime": "pygame",
+        "entry": "main.py",
+    }
+    row.update(kw)
+    return GameEntry.from_dict(row)
+
+
+def test_tsv_round_trip(tmp_path) -> None:
+    games = [
+        game(
+            tags=["Action", "Platformer"],
+            description="line one\nline two",
+            probes={"score": "game.score"},
+            args=["--window"],
+            rating=4.5,
+            rating_count=12,
+        ),
+        game(id="other", runtime="browser", entry="index.html", screen="800x600"),
+    ]
+    path = tmp_path / "games.tsv"
+    write_corpus_tsv(games, path)
+    assert load_corpus(path) == games
+    assert find_game(games, "other").screen_size == (800, 600)
+    with pytest.raises(ConfigError, match="no game"):
+        find_game(games, "missing")
+
+
+def test_yaml_is_validated(tmp_path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(
+        "games:\n  - {id: Bad_Id, title: x, source: local, package: p, "
+        "runtime: pygame, entry: m.py}\n"
+    )
+    with pytest.raises(ConfigError, match="id"):
+        load_corpus(path)
+    path.write_text(
+        "games:\n  - {id: a, title: x, source: local, package: p, runtime: pygame,"
+        " entry: m.py}\n  - {id: a, title: y, source: local, package: p,"
+        " runtime: pygame, entry: m.py}\n"
+    )
+    with pytest.raises(ConfigError, match="duplicate"):
+        load_corpus(path)
