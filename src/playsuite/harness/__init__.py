@@ -1,0 +1,1 @@
+"""Closed-loop play: the episode loop, the recorder, and the node runner."""
