@@ -1,0 +1,184 @@
+"""Static inspection pages: an episode's video beside what the agent said and did, and the judge.
+
+One HTML file per episode, no server and no network: the page embeds the trace (each step's raw
+response and canonical actions) and the judge's timestamped milestones as JSON and draws a
+timeline under the video; clicking a step or milestone seeks the video. Video time is game time
+(DESIGN.md: inference pauses are not recorded), so a step's position is its frame index / fps.
+An index page lists runs from a scores table, filterable by corpus, preset, condition, genre,
+level and status. Debian's Chromium decodes the H.264 episode video directly (checked by the
+browser test); should a browser not, the page says so and the seek controls keep working.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import av
+import pandas as pd
+
+from playsuite.files import read_json, write_text_atomic
+
+VIDEO_NAME = "episode.mp4"
+
+
+def _template(name: str) -> str:
+    return resources.files("playsuite.analysis").joinpath("templates", name).read_text("utf-8")
+
+
+def _embed(obj: Any) -> str:
+    """JSON safe inside a <script> element (no closing tag, no HTML comment openers)."""
+    text = json.dumps(obj, ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def video_info(path: str | os.PathLike[str]) -> tuple[float, float]:
+    """(fps, duration in seconds) of a video file, read from the container."""
+    with av.open(str(path)) as container:
+        stream = container.streams.video[0]
+        fps = float(stream.average_rate or stream.guessed_rate or 0) or 0.0
+        if stream.duration is not None and stream.time_base is not None:
+            duration = float(stream.duration * stream.time_base)
+        elif container.duration is not None:
+            duration = container.duration / 1_000_000
+        else:
+            duration = (stream.frames / fps) if fps and stream.frames else 0.0
+    return fps, duration
+
+
+def read_trace(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    steps = []
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                steps.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{path}:{lineno}: not JSON: {exc}") from None
+    return steps
+
+
+def episode_data(episode_dir: str | os.PathLike[str], judgement: str | None) -> dict[str, Any]:
+    """Everything the page shows, as one JSON-able object."""
+    ep = Path(episode_dir)
+    if not (ep / "meta.json").exists():
+        raise FileNotFoundError(f"{ep}: no meta.json (not an episode directory)")
+    meta = read_json(ep / "meta.json")
+    video = ep / VIDEO_NAME
+    fps, duration = video_info(video) if video.exists() else (0.0, 0.0)
+    fps = float(meta.get("fps") or fps or 0.0)
+    steps = []
+    trace = ep / "trace.jsonl"
+    for s in read_trace(trace) if trace.exists() else []:
+        if fps and s.get("frame") is not None:
+            t = float(s["frame"]) / fps
+        else:
+            t = float(s.get("t_game", 0.0))
+        steps.append(
+            {
+                "step": s.get("step"),
+                "t": t,
+                "response": s.get("response", ""),
+                "actions": s.get("actions", []),
+                "invalid": bool(s.get("invalid", False)),
+                "latency_s": s.get("latency_s"),
+            }
+        )
+    if not duration and steps:
+        duration = max(s["t"] for s in steps)
+    milestones, level, judge = [], None, None
+    if judgement:
+        j = read_json(judgement)
+        level, judge = j.get("level"), j.get("judge")
+        milestones = sorted(j.get("milestones", []), key=lambda m: float(m.get("t_sec", 0)))
+    return {
+        "meta": {k: meta.get(k) for k in ("game", "preset", "condition", "status", "error")},
+        "fps": fps,
+        "duration": duration,
+        "steps": steps,
+        "milestones": milestones,
+        "level": level,
+        "judge": judge,
+        "has_video": video.exists(),
+    }
+
+
+def write_episode_page(
+    episode_dir: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    judgement: str | None = None,
+    copy_video: bool = False,
+) -> Path:
+    """Write the inspection page of one episode; the video is linked (or copied beside it)."""
+    out = Path(out)
+    data = episode_data(episode_dir, judgement)
+    video = Path(episode_dir) / VIDEO_NAME
+    if copy_video and video.exists():
+        target = out.with_suffix(".mp4")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(video, target)
+        src = target.name
+    else:
+        src = os.path.relpath(video.resolve(), out.resolve().parent)
+    title = (
+        f"{data['meta'].get('game')} {data['meta'].get('preset')} {data['meta'].get('condition')}"
+    )
+    html = (
+        _template("episode.html")
+        .replace("__TITLE__", _html_escape(title))
+        .replace("__VIDEO__", _html_escape(Path(src).as_posix()))
+        .replace("__DATA__", _embed(data))
+    )
+    write_text_atomic(out, html)
+    return out
+
+
+def _html_escape(text: str) -> str:
+    return (
+        text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+    )
+
+
+def write_index(runs: list[dict[str, Any]], out: str | os.PathLike[str]) -> Path:
+    """The filterable index; each run dict has the scores fields and ``page`` (relative URL)."""
+    write_text_atomic(out, _template("index.html").replace("__DATA__", _embed(runs)))
+    return Path(out)
+
+
+def build_site(
+    scores: pd.DataFrame,
+    runs_dir: str | os.PathLike[str],
+    judgements_dir: str | os.PathLike[str] | None,
+    out_dir: str | os.PathLike[str],
+) -> Path:
+    """Pages for every episode of a scores table that has a directory, plus ``index.html``."""
+    out_dir = Path(out_dir)
+    runs = []
+    for row in scores.itertuples(index=False):
+        rel = Path(row.corpus) / row.preset / row.condition / row.game
+        ep = Path(runs_dir) / rel
+        page = None
+        if (ep / "meta.json").exists():
+            jpath = Path(judgements_dir) / rel.with_suffix(".json") if judgements_dir else None
+            target = out_dir / rel.with_suffix(".html")
+            write_episode_page(ep, target, str(jpath) if jpath and jpath.exists() else None)
+            page = target.relative_to(out_dir).as_posix()
+        level = None if pd.isna(row.level) else int(row.level)
+        runs.append(
+            {
+                "corpus": row.corpus,
+                "preset": row.preset,
+                "condition": row.condition,
+                "game": row.game,
+                "genre": row.genre,
+                "level": level,
+                "status": row.status,
+                "page": page,
+            }
+        )
+    return write_index(runs, out_dir / "index.html")
