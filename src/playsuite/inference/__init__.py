@@ -1,0 +1,65 @@
+"""Model inference: the vLLM server lifecycle and an OpenAI-compatible client over a Unix socket.
+
+* :mod:`.command` — ``vllm serve`` argv from a registry preset; the stand-in's argv.
+* :mod:`.server` — :class:`VLLMServer`: start, readiness, logs, restart on crash, stop.
+* :mod:`.client` — :class:`InferenceClient`: timeouts, retries, bounded concurrency.
+* :mod:`.messages` — message content helpers (image/video data URLs).
+* :mod:`.standin_server` — a protocol-faithful test double for ``vllm serve`` (no model).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+# Exports are loaded on first use, so `python -m playsuite.inference.standin_server` (which
+# imports this package first) stays on the standard library and starts fast.
+_EXPORTS: dict[str, str] = {
+    **dict.fromkeys(
+        (
+            "ChatResult",
+            "InferenceClient",
+            "InferenceError",
+            "InferenceRequestError",
+            "InferenceUnavailable",
+            "InvalidJSONAnswer",
+            "JSONResult",
+            "RetryPolicy",
+            "json_schema_format",
+            "parse_json_answer",
+        ),
+        "client",
+    ),
+    **dict.fromkeys(("standin_argv", "standin_argv_for_preset", "vllm_serve_argv"), "command"),
+    **dict.fromkeys(
+        (
+            "image_data_url",
+            "image_part",
+            "system_message",
+            "text_part",
+            "user_message",
+            "video_data_url",
+            "video_part",
+        ),
+        "messages",
+    ),
+    **dict.fromkeys(
+        ("ServerCrashed", "ServerError", "ServerStartError", "VLLMServer", "stop_all_servers"),
+        "server",
+    ),
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -1,0 +1,380 @@
+"""OpenAI chat-completions client for a model server listening on a Unix socket.
+
+One client is shared by all game workers of a node: it is thread-safe, caps how many requests are
+in flight at once (a semaphore, so W workers can share a server sized for fewer sequences),
+retries transient failures with exponential backoff, and reports each answer's text together
+with token usage and latency so the harness can record model time separately from game time.
+
+Failures are sorted by whether retrying can help:
+
+* connection refused / socket missing / timeouts / 5xx / 429 / a garbled reply: retried, after
+  asking the optional ``recover`` hook (usually :meth:`VLLMServer.ensure_healthy`) to bring a
+  crashed or hung server back;
+* any other 4xx (a malformed request, too many images, unknown model): raised at once as
+  :class:`InferenceRequestError`, because the same request will fail the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import jsonschema
+
+#: Sampling fields the client forwards from a preset's ``sampling`` block.
+SAMPLING_FIELDS: tuple[str, ...] = ("temperature", "max_tokens", "seed", "top_p")
+#: HTTP statuses worth retrying: the server is overloaded, restarting or failed internally.
+RETRY_STATUSES: frozenset[int] = frozenset({408, 429, 500, 502, 503, 504})
+
+
+class InferenceError(RuntimeError):
+    """The model server could not produce an answer."""
+
+
+class InferenceRequestError(InferenceError):
+    """The server rejected the request itself (HTTP 4xx): retrying cannot help."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(f"HTTP {status}: {message}")
+        self.status = status
+        self.message = message
+
+
+class InferenceUnavailable(InferenceError):
+    """Every attempt failed with a transient error (server down, hung, or failing)."""
+
+
+class InvalidJSONAnswer(InferenceError):
+    """The model's answers were not JSON valid under the requested schema, on every attempt."""
+
+    def __init__(self, message: str, text: str) -> None:
+        super().__init__(message)
+        self.text = text
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How often and how patiently to retry transient failures.
+
+    ``attempts`` counts every try (1 = no retry). The delay before retry ``n`` (1-based) is
+    ``backoff_s * 2**(n-1)``, capped at ``backoff_max_s``, times a random factor in
+    ``[1 - jitter, 1 + jitter]`` so that workers that failed together do not retry together.
+    """
+
+    attempts: int = 5
+    backoff_s: float = 0.5
+    backoff_max_s: float = 30.0
+    jitter: float = 0.25
+
+    def __post_init__(self) -> None:
+        if self.attempts < 1:
+            raise ValueError(f"attempts must be >= 1, got {self.attempts}")
+        if self.backoff_s < 0 or self.backoff_max_s < 0 or not 0 <= self.jitter < 1:
+            raise ValueError("backoff must be >= 0 and jitter in [0, 1)")
+
+    def delay(self, retry: int, rng: random.Random | None = None) -> float:
+        base = min(self.backoff_s * 2 ** (retry - 1), self.backoff_max_s)
+        if self.jitter:
+            base *= (rng or random).uniform(1 - self.jitter, 1 + self.jitter)
+        return base
+
+
+@dataclass(frozen=True)
+class ChatResult:
+    """One answer: its text, why generation stopped, token usage and timings."""
+
+    text: str
+    finish_reason: str | None
+    usage: dict[str, int]
+    latency_s: float  # the successful attempt alone
+    wall_s: float  # from the first attempt to the answer, backoff included
+    attempts: int
+    model: str
+    response: dict[str, Any] = field(repr=False)
+
+    @property
+    def truncated(self) -> bool:
+        """True when generation hit ``max_tokens`` (the text may be cut mid-action)."""
+        return self.finish_reason == "length"
+
+
+@dataclass(frozen=True)
+class JSONResult:
+    """A schema-valid JSON answer and the chat result it came from."""
+
+    value: Any
+    result: ChatResult
+    json_attempts: int
+
+
+def json_schema_format(schema: Mapping[str, Any], name: str = "answer") -> dict[str, Any]:
+    """The ``response_format`` asking vLLM for JSON constrained by ``schema``."""
+    return {
+        "type": "json_schema",
+        "json_schema": {"name": name, "schema": dict(schema), "strict": True},
+    }
+
+
+def parse_json_answer(text: str) -> Any:
+    """Parse a model's JSON answer, tolerating a Markdown code fence around it."""
+    stripped = text.strip()
+    if stripped.startswith("```"):
+        lines = stripped.splitlines()
+        if len(lines) >= 2 and lines[-1].strip().startswith("```"):
+            stripped = "\n".join(lines[1:-1])
+    return json.loads(stripped)
+
+
+def _error_message(response: httpx.Response) -> str:
+    """The message of an error reply in either of vLLM's shapes, or the raw body."""
+    try:
+        body = response.json()
+    except ValueError:
+        return response.text[:500] or response.reason_phrase
+    if isinstance(body, dict):
+        inner = body.get("error")
+        if isinstance(inner, dict) and "message" in inner:
+            return str(inner["message"])
+        if "message" in body:
+            return str(body["message"])
+        if "detail" in body:
+            return str(body["detail"])
+    return str(body)[:500]
+
+
+class _Retryable(Exception):
+    """Internal: an attempt failed in a way a retry may fix."""
+
+    def __init__(self, reason: str, server_down: bool) -> None:
+        super().__init__(reason)
+        self.server_down = server_down
+
+
+class InferenceClient:
+    """Thread-safe chat-completions client over a Unix socket.
+
+    ``model`` is the name the server serves (vLLM's ``--served-model-name``); ``defaults`` are
+    sampling fields sent with every request unless a call overrides them. ``recover`` is called
+    (from the failing worker's thread) after a connection failure or timeout, before the next
+    attempt; it should make the server healthy again or raise.
+    """
+
+    def __init__(
+        self,
+        uds: str,
+        model: str,
+        *,
+        defaults: Mapping[str, Any] | None = None,
+        timeout_s: float = 600.0,
+        connect_timeout_s: float = 5.0,
+        retry: RetryPolicy | None = None,
+        max_concurrency: int = 8,
+        recover: Callable[[], None] | None = None,
+        seed: int | None = None,
+    ) -> None:
+        if max_concurrency < 1:
+            raise ValueError(f"max_concurrency must be >= 1, got {max_concurrency}")
+        self.uds = str(uds)
+        self.model = model
+        self.defaults = {k: v for k, v in (defaults or {}).items() if k in SAMPLING_FIELDS}
+        self.retry = retry or RetryPolicy()
+        self.recover = recover
+        self.max_concurrency = max_concurrency
+        self._slots = threading.BoundedSemaphore(max_concurrency)
+        self._rng = random.Random(seed)
+        self._rng_lock = threading.Lock()
+        self._timeout = httpx.Timeout(timeout_s, connect=connect_timeout_s)
+        self._http = httpx.Client(
+            transport=httpx.HTTPTransport(uds=self.uds, retries=0),
+            base_url="http://localhost",
+            timeout=self._timeout,
+            limits=httpx.Limits(
+                max_connections=max_concurrency, max_keepalive_connections=max_concurrency
+            ),
+        )
+
+    @classmethod
+    def for_preset(cls, preset: Any, uds: str, **kwargs: Any) -> InferenceClient:
+        """A client for a registry preset or judge: served name = preset name, preset sampling."""
+        return cls(uds, preset.name, defaults=preset.sampling, **kwargs)
+
+    # -- plumbing -------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> InferenceClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _sleep_backoff(self, retry: int) -> None:
+        with self._rng_lock:
+            delay = self.retry.delay(retry, self._rng)
+        time.sleep(delay)
+
+    def health(self, timeout_s: float = 2.0) -> bool:
+        """True if ``GET /health`` answers 200 within ``timeout_s``."""
+        try:
+            return self._http.get("/health", timeout=timeout_s).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    def models(self) -> list[str]:
+        """The model names the server serves (``GET /v1/models``)."""
+        response = self._http.get("/v1/models", timeout=10.0)
+        if response.status_code != 200:
+            raise InferenceRequestError(response.status_code, _error_message(response))
+        return [entry["id"] for entry in response.json().get("data", [])]
+
+    # -- requests -------------------------------------------------------------------------------
+
+    def build_body(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        response_format: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        **sampling: Any,
+    ) -> dict[str, Any]:
+        """The request body: model, messages, defaults overridden by non-``None`` ``sampling``."""
+        unknown = set(sampling) - set(SAMPLING_FIELDS)
+        if unknown:
+            raise TypeError(f"unknown sampling field(s): {', '.join(sorted(unknown))}")
+        body: dict[str, Any] = {"model": self.model, "messages": list(messages)}
+        body.update(self.defaults)
+        body.update({k: v for k, v in sampling.items() if v is not None})
+        if response_format is not None:
+            body["response_format"] = dict(response_format)
+        if extra_body:
+            body.update(extra_body)
+        return body
+
+    def chat(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        seed: int | None = None,
+        top_p: float | None = None,
+        response_format: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        timeout_s: float | None = None,
+    ) -> ChatResult:
+        """Send one chat completion and return the first choice's text with usage and timing."""
+        body = self.build_body(
+            messages,
+            response_format=response_format,
+            extra_body=extra_body,
+            temperature=temperature,
+            max_tokens=max_tokens,
+            seed=seed,
+            top_p=top_p,
+        )
+        timeout = self._timeout if timeout_s is None else httpx.Timeout(timeout_s, connect=5.0)
+        started = time.perf_counter()
+        last = ""
+        for attempt in range(1, self.retry.attempts + 1):
+            if attempt > 1:
+                self._sleep_backoff(attempt - 1)
+            try:
+                with self._slots:
+                    t0 = time.perf_counter()
+                    response = self._attempt(body, timeout)
+                    latency = time.perf_counter() - t0
+                return self._result(response, latency, time.perf_counter() - started, attempt)
+            except _Retryable as exc:
+                last = str(exc)
+                if exc.server_down and self.recover is not None and attempt < self.retry.attempts:
+                    try:
+                        self.recover()
+                    except Exception as rec:  # the server cannot come back: stop retrying
+                        raise InferenceUnavailable(
+                            f"{last}; recovering the server failed: {rec}"
+                        ) from rec
+        raise InferenceUnavailable(
+            f"no answer from {self.uds} after {self.retry.attempts} attempt(s): {last}"
+        )
+
+    def _attempt(self, body: dict[str, Any], timeout: httpx.Timeout) -> dict[str, Any]:
+        try:
+            response = self._http.post("/v1/chat/completions", json=body, timeout=timeout)
+        except (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError) as exc:
+            raise _Retryable(f"connection failed: {exc!r}", server_down=True) from exc
+        except httpx.TimeoutException as exc:
+            raise _Retryable(f"timed out: {exc!r}", server_down=True) from exc
+        except httpx.TransportError as exc:
+            raise _Retryable(f"transport error: {exc!r}", server_down=True) from exc
+        if response.status_code in RETRY_STATUSES:
+            raise _Retryable(
+                f"HTTP {response.status_code}: {_error_message(response)}", server_down=False
+            )
+        if response.status_code != 200:
+            raise InferenceRequestError(response.status_code, _error_message(response))
+        try:
+            data = response.json()
+            choice = data["choices"][0]
+            data["_text"] = choice["message"]["content"] or ""
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            raise _Retryable(f"malformed reply: {response.text[:200]!r}", False) from exc
+        return data
+
+    @staticmethod
+    def _result(data: dict[str, Any], latency: float, wall: float, attempts: int) -> ChatResult:
+        text = data.pop("_text")
+        usage = {k: int(v) for k, v in (data.get("usage") or {}).items() if isinstance(v, int)}
+        return ChatResult(
+            text=text,
+            finish_reason=data["choices"][0].get("finish_reason"),
+            usage=usage,
+            latency_s=latency,
+            wall_s=wall,
+            attempts=attempts,
+            model=str(data.get("model", "")),
+            response=data,
+        )
+
+    def chat_json(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        schema: Mapping[str, Any],
+        *,
+        name: str = "answer",
+        json_attempts: int = 3,
+        **kwargs: Any,
+    ) -> JSONResult:
+        """Ask for JSON constrained by ``schema``; parse and validate it, asking again if invalid.
+
+        Constrained decoding should make every answer valid, but an answer cut off by
+        ``max_tokens`` is not, and servers that ignore an unknown structured-output field answer
+        free text: every answer is checked here rather than trusted.
+        """
+        if json_attempts < 1:
+            raise ValueError("json_attempts must be >= 1")
+        validator = jsonschema.Draft202012Validator(dict(schema))
+        problem, text = "", ""
+        for attempt in range(1, json_attempts + 1):
+            result = self.chat(messages, response_format=json_schema_format(schema, name), **kwargs)
+            text = result.text
+            try:
+                value = parse_json_answer(text)
+            except ValueError as exc:
+                problem = f"not JSON ({exc})"
+                continue
+            errors = sorted(validator.iter_errors(value), key=lambda e: list(e.path))
+            if errors:
+                where = "/".join(str(p) for p in errors[0].path) or "(root)"
+                problem = f"{where}: {errors[0].message}"
+                continue
+            return JSONResult(value=value, result=result, json_attempts=attempt)
+        raise InvalidJSONAnswer(
+            f"no schema-valid JSON after {json_attempts} answer(s); last: {problem}", text
+        )

@@ -1,0 +1,129 @@
+"""Command lines for model servers: ``vllm serve`` from a registry preset, and the stand-in.
+
+The preset's ``serve`` block (``config/models.yaml``) is the single description of how a model is
+served; this module is the only place that turns it into flags. Flag names follow vLLM's
+``vllm serve --help`` (``--uds`` serves on a Unix socket instead of a TCP port;
+``--limit-mm-per-prompt`` and ``--media-io-kwargs`` take JSON).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+#: vLLM's video loader samples a fixed number of frames (32) unless told otherwise; -1 keeps every
+#: frame the request sends, so a judge that sends a 1 fps video is judged at 1 fps.
+VIDEO_MEDIA_IO_KWARGS: dict[str, Any] = {"video": {"num_frames": -1}}
+
+
+def _json_flag(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), sort_keys=True)
+
+
+def vllm_serve_argv(
+    preset: Any,
+    uds: str,
+    *,
+    vllm: str = "vllm",
+    model: str | None = None,
+    served_model_name: str | None = None,
+    allowed_local_media_path: str | None = None,
+    extra: Sequence[str] = (),
+) -> list[str]:
+    """The ``vllm serve`` argv for a :class:`~playsuite.registry.Preset` or ``JudgePreset``.
+
+    ``model`` replaces the Hugging Face id (a local copy of the weights on an offline cluster);
+    the served name defaults to the preset's name, which is what clients send as ``model``.
+    ``extra`` is appended after the preset's own ``extra_args`` (later flags win in vLLM).
+    """
+    if not getattr(preset, "needs_server", False):
+        raise ValueError(f"preset {preset.name!r} is {preset.kind!r}: it needs no model server")
+    if not preset.hf_id and not model:
+        raise ValueError(f"preset {preset.name!r} has no hf_id")
+    serve: dict[str, Any] = preset.serve
+    sampling: dict[str, Any] = preset.sampling or {}
+    extra_args = [str(a) for a in serve.get("extra_args", [])] + [str(a) for a in extra]
+    argv = [
+        vllm,
+        "serve",
+        model or preset.hf_id,
+        "--uds",
+        str(uds),
+        "--served-model-name",
+        served_model_name or preset.name,
+        "--tensor-parallel-size",
+        str(int(serve.get("gpus", 1))),
+    ]
+    if "max_model_len" in serve:
+        argv += ["--max-model-len", str(int(serve["max_model_len"]))]
+    if "gpu_memory_utilization" in serve:
+        argv += ["--gpu-memory-utilization", f"{float(serve['gpu_memory_utilization']):g}"]
+    if "max_num_seqs" in serve:
+        argv += ["--max-num-seqs", str(int(serve["max_num_seqs"]))]
+    if "max_num_batched_tokens" in serve:
+        argv += ["--max-num-batched-tokens", str(int(serve["max_num_batched_tokens"]))]
+    limits = serve.get("limit_mm_per_prompt")
+    if limits:
+        argv += ["--limit-mm-per-prompt", _json_flag(limits)]
+        if limits.get("video", 0) > 0 and "--media-io-kwargs" not in extra_args:
+            argv += ["--media-io-kwargs", _json_flag(VIDEO_MEDIA_IO_KWARGS)]
+    if sampling.get("seed") is not None:
+        argv += ["--seed", str(int(sampling["seed"]))]
+    if allowed_local_media_path:
+        argv += ["--allowed-local-media-path", str(allowed_local_media_path)]
+    return argv + extra_args
+
+
+def standin_argv(
+    uds: str,
+    *,
+    model: str = "standin",
+    python: str | None = None,
+    policy: str = "random",
+    seed: int = 0,
+    latency_s: float = 0.0,
+    startup_delay_s: float = 0.0,
+    crash_after: int | None = None,
+    stall_after: int | None = None,
+    invalid_json_first: int = 0,
+    ignore_sigterm: bool = False,
+    limit_mm_per_prompt: dict[str, int] | None = None,
+) -> list[str]:
+    """The argv that starts the stand-in test server (see :mod:`.standin_server`)."""
+    argv = [
+        python or sys.executable,
+        "-m",
+        "playsuite.inference.standin_server",
+        "--uds",
+        str(uds),
+        "--model",
+        model,
+        "--policy",
+        policy,
+        "--seed",
+        str(seed),
+        "--latency",
+        f"{latency_s:g}",
+    ]
+    if startup_delay_s:
+        argv += ["--startup-delay", f"{startup_delay_s:g}"]
+    if crash_after is not None:
+        argv += ["--crash-after", str(crash_after)]
+    if stall_after is not None:
+        argv += ["--stall-after", str(stall_after)]
+    if invalid_json_first:
+        argv += ["--invalid-json-first", str(invalid_json_first)]
+    if ignore_sigterm:
+        argv.append("--ignore-sigterm")
+    if limit_mm_per_prompt is not None:
+        argv += ["--limit-mm-per-prompt", _json_flag(limit_mm_per_prompt)]
+    return argv
+
+
+def standin_argv_for_preset(preset: Any, uds: str, **kwargs: Any) -> list[str]:
+    """The stand-in serving under a preset's name with the preset's media limits."""
+    limits = (preset.serve or {}).get("limit_mm_per_prompt")
+    kwargs.setdefault("limit_mm_per_prompt", limits)
+    return standin_argv(uds, model=preset.name, **kwargs)
