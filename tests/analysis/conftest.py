@@ -72,3 +72,14 @@ def write_judgement(path: Path, level: int = 2) -> Path:
 @pytest.fixture
 def episode(tmp_path: Path) -> Path:
     return write_episode(tmp_path / "runs" / "local" / "random" / "k0-hz0.33-base" / "tiny-game")
+
+
+@pytest.fixture
+def make_episode():
+    """The episode writer, for tests that need several episodes."""
+    return write_episode
+
+
+@pytest.fixture
+def make_judgement():
+    return write_judgement

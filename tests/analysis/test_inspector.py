@@ -12,8 +12,6 @@ import pytest
 
 from playsuite.analysis.inspector import build_site, episode_data, write_episode_page
 
-from .conftest import write_episode, write_judgement
-
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -39,8 +37,8 @@ def browser() -> Iterator[object]:
         b.close()
 
 
-def test_episode_data_times_steps_by_frame(episode: Path, tmp_path: Path) -> None:
-    j = write_judgement(tmp_path / "j.json")
+def test_episode_data_times_steps_by_frame(episode: Path, tmp_path: Path, make_judgement) -> None:
+    j = make_judgement(tmp_path / "j.json")
     data = episode_data(episode, str(j))
     assert [s["t"] for s in data["steps"]] == [0.0, 3.0, 6.0, 9.0]
     assert data["duration"] == pytest.approx(12.0, abs=0.2)
@@ -54,8 +52,10 @@ def test_not_an_episode_is_a_clear_error(tmp_path: Path) -> None:
 
 
 @pytest.mark.browser
-def test_page_plays_and_milestone_click_seeks(browser, episode: Path, tmp_path: Path) -> None:
-    j = write_judgement(tmp_path / "judgements" / "tiny-game.json")
+def test_page_plays_and_milestone_click_seeks(
+    browser, episode: Path, tmp_path: Path, make_judgement
+) -> None:
+    j = make_judgement(tmp_path / "judgements" / "tiny-game.json")
     page_path = write_episode_page(episode, tmp_path / "inspect" / "tiny-game.html", str(j))
     page = browser.new_page()
     page.goto(page_path.resolve().as_uri())
@@ -82,11 +82,11 @@ def test_page_plays_and_milestone_click_seeks(browser, episode: Path, tmp_path: 
 
 
 @pytest.mark.browser
-def test_index_filters_runs(browser, tmp_path: Path) -> None:
+def test_index_filters_runs(browser, tmp_path: Path, make_episode, make_judgement) -> None:
     runs = tmp_path / "runs"
     for preset in ("random", "explorer"):
-        write_episode(runs / "local" / preset / "k0-hz0.33-base" / "tiny-game", preset=preset)
-    write_judgement(tmp_path / "judge" / "local" / "random" / "k0-hz0.33-base" / "tiny-game.json")
+        make_episode(runs / "local" / preset / "k0-hz0.33-base" / "tiny-game", preset=preset)
+    make_judgement(tmp_path / "judge" / "local" / "random" / "k0-hz0.33-base" / "tiny-game.json")
     scores = pd.DataFrame(
         {
             "corpus": "local",
@@ -122,8 +122,8 @@ def test_index_filters_runs(browser, tmp_path: Path) -> None:
     page.close()
 
 
-def test_cli_writes_page(episode: Path, tmp_path: Path) -> None:
-    j = write_judgement(tmp_path / "j.json")
+def test_cli_writes_page(episode: Path, tmp_path: Path, make_judgement) -> None:
+    j = make_judgement(tmp_path / "j.json")
     out = tmp_path / "page" / "ep.html"
     r = subprocess.run(
         [
