@@ -1,0 +1,21 @@
+"""Episode fixtures: real H.264 recordings of the scripted game in tests/judge/synthetic.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.judge.synthetic import idle_script, playing_script, write_episode
+
+
+@pytest.fixture(scope="session")
+def playing_episode(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("runs")
+    return write_episode(root / "local/random/k0-hz0.33-base/toy", playing_script())
+
+
+@pytest.fixture(scope="session")
+def idle_episode(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("runs")
+    return write_episode(root / "local/random/k0-hz0.33-base/idle", idle_script())
