@@ -150,16 +150,16 @@ if sys.argv[2] == "sleep":
 def test_server_stops_when_owner_exits_or_is_signalled(sock_dir, mode, sig):
     script = sock_dir / "owner.py"
     script.write_text(textwrap.dedent(_SCRIPT))
-    owner = subprocess.Popen(
+    with subprocess.Popen(
         [sys.executable, str(script), str(sock_dir / "o.sock"), mode],
         stdout=subprocess.PIPE,
         text=True,
-    )
-    pid = int(owner.stdout.readline())
-    assert _alive(pid)
-    if sig is not None:
-        owner.send_signal(sig)
-    code = owner.wait(timeout=20)
+    ) as owner:
+        pid = int(owner.stdout.readline())
+        assert _alive(pid)
+        if sig is not None:
+            owner.send_signal(sig)
+        code = owner.wait(timeout=20)
     assert _wait_gone(pid)
     if sig == signal.SIGTERM:
         assert code == -signal.SIGTERM  # the owner still dies of the signal it was sent

@@ -211,6 +211,8 @@ class VLLMServer:
 
     def healthy(self, timeout_s: float | None = None) -> bool:
         """True if ``GET /health`` answers 200 within ``timeout_s``."""
+        if not _socket_is_live(self.uds):  # cheap, and spares httpcore's leaky failed connect
+            return False
         try:
             response = self._http.get("/health", timeout=timeout_s or self.health_timeout_s)
         except httpx.HTTPError:
