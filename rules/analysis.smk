@@ -18,3 +18,231 @@ rule tabulate_models:
         "../envs/playsuite.yaml"
     script:
         "../workflow/scripts/tabulate_models.py"
+
+
+# --- statistics over scores tables (docs/analysis.md) -------------------------------------------
+
+from playsuite.analysis.ablations import load_ablation
+from playsuite.analysis.settings import analysis_settings
+
+ANALYSIS = analysis_settings(config)
+ABLATIONS = {load_ablation(path).name: path for path in ANALYSIS.ablations}
+
+
+wildcard_constraints:
+    judge="[A-Za-z0-9._-]+",
+    corpus="[a-z0-9][a-z0-9_-]*",
+    ablation="[a-z0-9][a-z0-9_-]*",
+
+
+rule main_results:
+    input:
+        scores="results/scores/{judge}.tsv",
+    output:
+        csv=report(
+            "results/tables/{judge}/main.csv",
+            caption="../report/main.rst",
+            category="Tables",
+            subcategory="{judge}",
+        ),
+        md="results/tables/{judge}/main.md",
+        tex="results/tables/{judge}/main.tex",
+    log:
+        "results/logs/analysis/{judge}/main.log",
+    conda:
+        "../envs/playsuite.yaml"
+    script:
+        "../workflow/scripts/analysis_main.py"
+
+
+rule genre_tables:
+    input:
+        scores="results/scores/{judge}.tsv",
+    output:
+        csv=report(
+            "results/tables/{judge}/genres.csv",
+            caption="../report/genres.rst",
+            category="Tables",
+            subcategory="{judge}",
+        ),
+        md="results/tables/{judge}/genres.md",
+        tex="results/tables/{judge}/genres.tex",
+        ranks_csv=report(
+            "results/tables/{judge}/genre_rank_agreement.csv",
+            caption="../report/genre_rank_agreement.rst",
+            category="Tables",
+            subcategory="{judge}",
+        ),
+        ranks_md="results/tables/{judge}/genre_rank_agreement.md",
+        range_csv="results/tables/{judge}/genre_rank_range.csv",
+        range_md="results/tables/{judge}/genre_rank_range.md",
+        range_tex="results/tables/{judge}/genre_rank_range.tex",
+    log:
+        "results/logs/analysis/{judge}/genres.log",
+    conda:
+        "../envs/playsuite.yaml"
+    script:
+        "../workflow/scripts/analysis_genres.py"
+
+
+rule genre_heatmap:
+    input:
+        scores="results/scores/{judge}.tsv",
+    output:
+        csv="results/tables/{judge}/genre_by_model_{corpus}.csv",
+        pdf="results/figures/{judge}/genre_heatmap_{corpus}.pdf",
+        png=report(
+            "results/figures/{judge}/genre_heatmap_{corpus}.png",
+            caption="../report/genre_heatmap.rst",
+            category="Figures",
+            subcategory="{judge}",
+        ),
+    log:
+        "results/logs/analysis/{judge}/genre_heatmap_{corpus}.log",
+    conda:
+        "../envs/playsuite.yaml"
+    script:
+        "../workflow/scripts/analysis_genre_heatmap.py"
+
+
+rule ablation_figure:
+    input:
+        scores="results/scores/{judge}.tsv",
+        ablation=lambda wildcards: ABLATIONS[wildcards.ablation],
+        models=config["models"],
+    output:
+        csv="results/tables/{judge}/ablation_{ablation}.csv",
+        md="results/tables/{judge}/ablation_{ablation}.md",
+        pdf="results/figures/{judge}/ablation_{ablation}.pdf",
+        png=report(
+            "results/figures/{judge}/ablation_{ablation}.png",
+            caption="../report/ablation.rst",
+            category="Figures",
+            subcategory="{judge}",
+        ),
+    log:
+        "results/logs/analysis/{judge}/ablation_{ablation}.log",
+    conda:
+        "../envs/playsuite.yaml"
+    script:
+        "../workflow/scripts/analysis_ablation.py"
+
+
+rule stability:
+    input:
+        scores="results/scores/{judge}.tsv",
+    output:
+        csv="results/tables/{judge}/stability.csv",
+        md="results/tables/{judge}/stability.md",
+        tex="results/tables/{judge}/stability.tex",
+        pdf="results/figures/{judge}/stability.pdf",
+        png=report(
+            "results/figures/{judge}/stability.png",
+            caption="../report/stability.rst",
+            category="Figures",
+            subcategory="{judge}",
+        ),
+    log:
+        "results/logs/analysis/{judge}/stability.log",
+    conda:
+        "../envs/playsuite.yaml"
+    script:
+        "../workflow/scripts/analysis_stability.py"
+
+
+# Cost records are written by the play jobs that the scores table already depends on, so they
+# are complete when the scores table is; the script reads the folder (docs/analysis.md).
+rule cost_performance:
+    input:
+        scores="results/scores/{judge}.tsv",
+        models=config["models"],
+    output:
+        csv="results/tables/{judge}/cost.csv",
+        md="results/tables/{judge}/cost.md",
+        tex="results/tables/{judge}/cost.tex",
+        pdf="results/figures/{judge}/cost.pdf",
+        png=report(
+            "results/figures/{judge}/cost.png",
+            caption="../report/cost.rst",
+            category="Figures",
+            subcategory="{judge}",
+        ),
+    log:
+        "results/logs/analysis/{judge}/cost.log",
+    conda:
+        "../envs/playsuite.yaml"
+    params:
+        costs=ANALYSIS.costs,
+    script:
+        "../workflow/scripts/analysis_cost.py"
+
+
+rule efficiency:
+    input:
+        lambda wildcards: sorted(
+            str(p) for p in Path(ANALYSIS.benchmarks).glob("*.tsv") if p.is_file()
+        ),
+    output:
+        pdf="results/figures/efficiency.pdf",
+        png=report(
+            "results/figures/efficiency.png",
+            caption="../report/efficiency.rst",
+            category="Figures",
+        ),
+    log:
+        "results/logs/analysis/efficiency.log",
+    conda:
+        "../envs/playsuite.yaml"
+    params:
+        benchmarks=ANALYSIS.benchmarks,
+    script:
+        "../workflow/scripts/analysis_efficiency.py"
+
+
+rule reproduction_report:
+    input:
+        main="results/tables/{judge}/main.csv",
+        genres="results/tables/{judge}/genres.csv",
+        genre_range="results/tables/{judge}/genre_rank_range.csv",
+        stability="results/tables/{judge}/stability.csv",
+        ablations=lambda wildcards: [
+            f"results/tables/{wildcards.judge}/ablation_{name}.csv"
+            for name in ABLATIONS
+        ],
+        ablation_files=list(ABLATIONS.values()),
+        reference=[ANALYSIS.reference] if ANALYSIS.reference else [],
+    output:
+        csv="results/report/{judge}/reproduction.csv",
+        md=report(
+            "results/report/{judge}/reproduction.md",
+            caption="../report/reproduction.rst",
+            category="Reproduction",
+            subcategory="{judge}",
+        ),
+    log:
+        "results/logs/analysis/{judge}/reproduction.log",
+    conda:
+        "../envs/playsuite.yaml"
+    script:
+        "../workflow/scripts/analysis_reproduction.py"
+
+
+rule inspection_pages:
+    input:
+        scores="results/scores/{judge}.tsv",
+    output:
+        directory("results/inspect/{judge}"),
+    log:
+        "results/logs/analysis/{judge}/inspect.log",
+    conda:
+        "../envs/playsuite.yaml"
+    params:
+        runs="results/runs",
+        judgements=lambda wildcards: f"results/judgements/{wildcards.judge}",
+    script:
+        "../workflow/scripts/analysis_inspect.py"
+
+
+rule analysis_figures:
+    input:
+        analysis_figure_targets(),

@@ -39,6 +39,35 @@ def analysis_targets():
     ]
 
 
+def analysis_figure_targets():
+    """Every statistic's table and figure per configured judge (rules/analysis.smk).
+
+    Needs results/scores/{judge}.tsv: add to analysis_targets() once the judge stage makes it.
+    """
+    out = ["results/figures/efficiency.pdf", "results/figures/efficiency.png"]
+    for judge in config["judges"]:
+        tables = f"results/tables/{judge}"
+        figures = f"results/figures/{judge}"
+        for stem in ("main", "genres", "genre_rank_range", "stability", "cost"):
+            out += [f"{tables}/{stem}.{ext}" for ext in ("csv", "md", "tex")]
+        out += [f"{tables}/genre_rank_agreement.{ext}" for ext in ("csv", "md")]
+        for stem in ("stability", "cost"):
+            out += [f"{figures}/{stem}.{ext}" for ext in ("pdf", "png")]
+        for corpus in config["corpora"]:
+            out += [f"{figures}/genre_heatmap_{corpus}.{ext}" for ext in ("pdf", "png")]
+        for name in ABLATIONS:
+            out += [f"{figures}/ablation_{name}.{ext}" for ext in ("pdf", "png")]
+            out += [f"{tables}/ablation_{name}.{ext}" for ext in ("csv", "md")]
+        out += [f"results/report/{judge}/reproduction.{ext}" for ext in ("csv", "md")]
+        out.append(f"results/inspect/{judge}")
+        if ANALYSIS.ratings:
+            out += [
+                f"results/tables/{judge}/agreement.{ext}"
+                for ext in ("csv", "md", "tex")
+            ]
+    return out
+
+
 def final_outputs():
     """Everything the default target builds."""
     return catalog_targets() + play_targets() + judge_targets() + analysis_targets()

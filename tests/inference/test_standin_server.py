@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 
 import httpx
 import jsonschema
 import numpy as np
 import pytest
 
-from playsuite.actions import actions_from_json
 from playsuite.inference import image_data_url, user_message, video_data_url
 from playsuite.inference.standin_server import RequestError, minimal_instance, png_size
 from playsuite.judge.levels import progress_level
@@ -71,7 +71,7 @@ def test_health_models_and_unknown_paths(standin):
         assert http.get("/v2/nothing").status_code == 404
 
 
-def test_chat_answer_has_openai_shape_and_parses_as_canonical_actions(standin):
+def test_chat_answer_has_openai_shape_and_standard_format(standin):
     server = standin()
     with _http(server) as http:
         reply = _chat(http, seed=5, max_tokens=512)
@@ -85,8 +85,20 @@ def test_chat_answer_has_openai_shape_and_parses_as_canonical_actions(standin):
     assert usage["total_tokens"] == usage["prompt_tokens"] + usage["completion_tokens"] > 0
     lines = choice["message"]["content"].splitlines()
     assert [line.split(":", 1)[0] for line in lines] == ["Observation", "Reasoning", "Action"]
-    actions = actions_from_json(lines[2].split(":", 1)[1])
-    assert len(actions) == 1
+    assert lines[2].split(":", 1)[1].strip()
+
+
+def test_explorer_cycles_keys_and_clicks_the_centre(standin):
+    server = standin(policy="explorer")
+    message = user_message("play", images=[_png(40, 30)])
+    with _http(server) as http:
+        actions = [
+            _chat(http, messages=[message])
+            .json()["choices"][0]["message"]["content"]
+            .rsplit("Action: ", 1)[1]
+            for _ in range(5)
+        ]
+    assert actions == ["enter", "space", "hold:right:1.0", "hold:up:1.0", "click:20,15"]
 
 
 def test_seeded_requests_are_reproducible(standin):
@@ -101,19 +113,20 @@ def test_seeded_requests_are_reproducible(standin):
     assert len(set(texts.values())) > 1
 
 
-def test_clicks_stay_inside_the_png_the_request_carried(standin):
+_ABSOLUTE = re.compile(r"(?i)\b(?:click|rightclick|move):\s*(\d+),\s*(\d+)")
+
+
+def test_pointer_actions_stay_inside_the_png_the_request_carried(standin):
     server = standin(seed=1)
     message = user_message("play", images=[_png(40, 30)])
     assert png_size(_png(40, 30)) == (40, 30)
-    clicks = 0
+    points = []
     with _http(server) as http:
-        for seed in range(40):
+        for seed in range(60):
             text = _chat(http, messages=[message], seed=seed).json()["choices"][0]["message"]
-            action = json.loads(text["content"].split("Action:", 1)[1])[0]
-            if action["kind"] == "click":
-                clicks += 1
-                assert 0 <= action["x"] < 40 and 0 <= action["y"] < 30
-    assert clicks > 0
+            points += _ABSOLUTE.findall(text["content"].rsplit("Action:", 1)[1])
+    assert points
+    assert all(0 <= int(x) < 40 and 0 <= int(y) < 30 for x, y in points)
 
 
 @pytest.mark.parametrize(

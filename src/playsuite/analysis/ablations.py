@@ -134,19 +134,24 @@ def ablation_plan(
     return plan
 
 
-def ablation_scores(df: pd.DataFrame, ab: Ablation, registry: Registry | None) -> pd.DataFrame:
-    """Rows of a scores table that belong to an ablation.
+def ablation_scores(
+    df: pd.DataFrame, ab: Ablation, registry: Registry | None
+) -> tuple[pd.DataFrame, list[str]]:
+    """Rows of a scores table that belong to an ablation, and the conditions never run.
 
     Presets and corpora by the ablation's selectors; per corpus, only games that have a row
-    (any status) for every selected preset under every ablation condition: the subset that was
-    actually played, whatever subset the play stage drew.
+    (any status) for every selected preset under every condition that was run: the subset that
+    was actually played, whatever subset the play stage drew. A condition with no row at all is
+    left out and reported, so a figure shows what exists and says what does not.
     """
     sub = df[df["condition"].isin(ab.conditions)]
     presets = select_presets(ab, sorted(sub["preset"].unique()), registry)
     corpora = select_corpora(ab, sorted(sub["corpus"].unique()))
     sub = sub[sub["preset"].isin(presets) & sub["corpus"].isin(corpora)]
-    need = len(presets) * len(ab.conditions)
+    present = [c for c in ab.conditions if c in set(sub["condition"])]
+    missing = [c for c in ab.conditions if c not in present]
+    need = len(presets) * len(present)
     seen = sub.groupby(["corpus", "game"]).size()
     complete = seen[seen == need].index
     keyed = sub.set_index(["corpus", "game"])
-    return keyed[keyed.index.isin(complete)].reset_index()
+    return keyed[keyed.index.isin(complete)].reset_index(), missing

@@ -59,7 +59,12 @@ def action_rate(
     per_model rows: corpus, model, hz, gap.
     """
     rates, by = _rate_conditions(ab)
+    run = set(df["condition"])
     ref = rates[0]
+    rates = [hz for hz in rates if by[(hz, False)] in run and by[(hz, True)] in run]
+    if ref not in rates:
+        return pd.DataFrame(), pd.DataFrame()
+    by = {key: cond for key, cond in by.items() if key[0] in rates}
     presets = ordered_presets(df)
     summary, per_model = [], []
     for corpus in sorted(df["corpus"].unique()):

@@ -49,6 +49,11 @@ def cost_table(
     for preset in sorted(set(scores["preset"]) | set(costs["preset"])):
         jobs = costs[costs["preset"] == preset]
         gpu_h = float((jobs["wall_s"] * jobs["gpus"]).sum() / 3600.0)
+        needs_gpu = (
+            registry is None or preset not in registry.presets or registry.presets[preset].gpus > 0
+        )
+        if jobs.empty and needs_gpu:
+            gpu_h = np.nan  # unknown: no job of this preset was recorded
         scored = int((ok["preset"] == preset).sum())
         at = ok[(ok["preset"] == preset) & (ok["condition"] == condition)]["level"]
         params = None

@@ -15,6 +15,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import NullLocator
 
 from playsuite.analysis.history import ALL_MODELS
 from playsuite.files import atomic_path
@@ -61,6 +62,8 @@ def _empty(ax: plt.Axes, text: str) -> None:
     )
     ax.set_xticks([])
     ax.set_yticks([])
+    for spine in ax.spines.values():
+        spine.set_visible(False)
 
 
 def _panels(n: int, width: float = DOUBLE, height: float = 2.3) -> tuple[plt.Figure, list]:
@@ -79,18 +82,21 @@ def history_figure(curves: pd.DataFrame, title: str) -> plt.Figure:
             _empty(axes[0], "no games played under every history condition")
         for ax, corpus in zip(axes, corpora, strict=False):
             sub = curves[curves["corpus"] == corpus]
-            for model, g in sub[sub["model"] != ALL_MODELS].groupby("model"):
+            models = sub[sub["model"] != ALL_MODELS]
+            for i, (_, g) in enumerate(models.groupby("model")):
                 g = g.sort_values("history_k")
                 ax.plot(
                     g["history_k"],
                     g["mean"],
-                    color="#999999",
-                    alpha=0.5,
+                    color="#888888",
+                    alpha=0.6,
                     lw=0.8,
-                    label="_" + str(model),
+                    marker=".",
+                    ms=2,
+                    label="individual models" if i == 0 else None,
                 )
             m = sub[sub["model"] == ALL_MODELS].sort_values("history_k")
-            ax.fill_between(m["history_k"], m["low"], m["high"], color="#1f77b4", alpha=0.2, lw=0)
+            ax.fill_between(m["history_k"], m["low"], m["high"], color="#1f77b4", alpha=0.15, lw=0)
             ax.plot(
                 m["history_k"],
                 m["mean"],
@@ -230,12 +236,20 @@ def stability_figure(table: pd.DataFrame) -> plt.Figure:
                     lw=0,
                 )
         labels = ("median Spearman ρ (5–95 %)", "top-1 recovered", f"top-{top} set recovered")
-        for ax, label in zip(axes, labels, strict=True):
+        columns = ("spearman median", "top1 share", "topk share")
+        for ax, label, col in zip(axes, labels, columns, strict=True):
+            if not table[col].notna().any():
+                ax.cla()
+                _empty(ax, f"{label}: undefined\n(needs more presets or games)")
+                continue
             ax.set_xscale("log")
+            sizes = sorted(table["n"].unique())
+            ax.set_xticks(sizes, [str(int(n)) for n in sizes])
+            ax.xaxis.set_minor_locator(NullLocator())
             ax.set_xlabel("games in subset")
             ax.set_ylabel(label)
-        axes[1].set_ylim(-0.02, 1.02)
-        axes[2].set_ylim(-0.02, 1.02)
+            if col != "spearman median":
+                ax.set_ylim(-0.02, 1.02)
         axes[0].legend(frameon=False)
     return fig
 
@@ -243,7 +257,7 @@ def stability_figure(table: pd.DataFrame) -> plt.Figure:
 def genre_heatmap(means: pd.DataFrame, title: str) -> plt.Figure:
     """Figures 11-12: presets x genres mean progress."""
     with plt.rc_context(STYLE):
-        h = 0.8 + 0.22 * max(len(means.index), 1)
+        h = 1.4 + 0.2 * max(len(means.index), 1)
         fig, axes = _panels(1, DOUBLE, h)
         ax = axes[0]
         if means.empty:

@@ -21,7 +21,10 @@ def history_curves(df: pd.DataFrame, ab: Ablation, spec: BootstrapSpec) -> pd.Da
 
     ``df`` holds the ablation's rows only (:func:`ablation_scores`).
     """
-    conds = sorted(ab.conditions, key=lambda c: Condition.parse(c).history_k)
+    run = set(df["condition"])
+    conds = sorted(
+        (c for c in ab.conditions if c in run), key=lambda c: Condition.parse(c).history_k
+    )
     presets = ordered_presets(df)
     rows = []
     for corpus in sorted(df["corpus"].unique()):

@@ -21,13 +21,16 @@ def prompting_effects(df: pd.DataFrame, ab: Ablation, spec: BootstrapSpec) -> pd
     """Rows: corpus, variant, condition, model (or ``all models``), delta, low, high, n."""
     assert ab.reference is not None
     presets = ordered_presets(df)
-    rows = []
+    rows: list[dict] = []
+    run = set(df["condition"])
+    if ab.reference not in run:
+        return pd.DataFrame(rows)
     for corpus in sorted(df["corpus"].unique()):
         games = corpus_games(df, corpus)
         base = level_matrix(df, corpus, ab.reference, presets, games)
         pairs, keys = [], []
         for cond in ab.conditions:
-            if cond == ab.reference:
+            if cond == ab.reference or cond not in run:
                 continue
             x = level_matrix(df, corpus, cond, presets, games)
             diff = np.where(~np.isnan(x) & ~np.isnan(base), x - base, np.nan)

@@ -150,54 +150,62 @@ def _resolve_ref(ref: str, root: Any) -> Any:
 
 # --- baseline answers -------------------------------------------------------------------------
 
-_KEYS = ("up", "down", "left", "right", "space", "enter", "z", "x", "w", "a", "s", "d", "escape")
-_EXPLORER_KEYS = ("enter", "space", "right", "up", "left", "down", "z", "x")
+#: Keys the explorer stand-in cycles through; movement keys are held, the others tapped.
+_EXPLORER_KEYS = ("enter", "space", "right", "up", "left", "down", "z", "x", "a", "d", "w", "s")
+_HELD = frozenset({"right", "up", "left", "down", "a", "d", "w", "s"})
+_FALLBACK_KEYS = ("left", "right", "up", "down", "space", "enter", "z", "x", "a", "d", "w", "s")
+
+_sampler_lock = threading.Lock()
+_sampler: list[Callable[[int, int, tuple[int, int]], str] | None] = []
 
 
-def _action_json(action: dict[str, Any]) -> str:
-    return json.dumps([action], separators=(", ", ": "))
+def _random_sampler() -> Callable[[int, int, tuple[int, int]], str] | None:
+    """The agents' random baseline (imported on first use, off the startup path), if present."""
+    with _sampler_lock:
+        if not _sampler:
+            try:
+                from playsuite.agents.baselines import RandomPolicy
+
+                _sampler.append(lambda seed, step, screen: RandomPolicy(seed).sample(step, screen))
+            except ImportError:
+                _sampler.append(None)
+        return _sampler[0]
 
 
-def policy_text(policy: str, rng: random.Random, step: int, screen: tuple[int, int]) -> str:
-    """One answer in the standard Observation/Reasoning/Action format.
+def _fallback_random(seed: int, step: int, screen: tuple[int, int]) -> str:
+    rng = random.Random(f"{seed}:{step}")
+    width, height = screen
+    draw = rng.random()
+    if draw < 0.6:
+        return rng.choice(_FALLBACK_KEYS)
+    if draw < 0.9:
+        return f"click:{rng.randrange(width)},{rng.randrange(height)}"
+    return "wait"
 
-    ``random`` picks any key, click or wait uniformly; ``explorer`` cycles through keys that
-    usually start and move games, clicking the screen centre every fifth step. The action is
-    written as canonical action JSON (DESIGN.md §3), which the standard parser accepts.
+
+def policy_text(policy: str, seed: int, step: int, screen: tuple[int, int]) -> str:
+    """One answer in the standard format (Observation/Reasoning/Action, standard grammar).
+
+    ``random`` is the agents' random baseline (:class:`playsuite.agents.baselines.RandomPolicy`)
+    drawing step ``step`` with ``seed``. ``explorer`` is a stateless stand-in for the explorer
+    baseline, which needs each episode's previous frames: it cycles through common game keys
+    and clicks the screen centre every fifth step.
     """
     width, height = screen
     if policy == "explorer":
         if step % 5 == 4:
-            action: dict[str, Any] = {
-                "kind": "click",
-                "x": width // 2,
-                "y": height // 2,
-                "button": "left",
-                "count": 1,
-            }
+            action = f"click:{width // 2},{height // 2}"
         else:
             key = _EXPLORER_KEYS[step % len(_EXPLORER_KEYS)]
-            action = {"kind": "hold", "keys": [key], "seconds": 0.5}
+            action = f"hold:{key}:1.0" if key in _HELD else key
         why = "Cycle through the keys and clicks that usually start and move a game."
     else:
-        choice = rng.random()
-        if choice < 0.6:
-            action = {"kind": "key", "keys": [rng.choice(_KEYS)]}
-        elif choice < 0.9:
-            action = {
-                "kind": "click",
-                "x": rng.randrange(width),
-                "y": rng.randrange(height),
-                "button": "left",
-                "count": 1,
-            }
-        else:
-            action = {"kind": "wait"}
+        action = (_random_sampler() or _fallback_random)(seed, step, screen)
         why = "Random baseline: the action is drawn uniformly, independent of the screen."
     return (
         f"Observation: a {width}x{height} game screen (the stand-in server does not look at it).\n"
         f"Reasoning: {why}\n"
-        f"Action: {_action_json(action)}"
+        f"Action: {action}"
     )
 
 
@@ -389,7 +397,6 @@ class StandInState:
         self.chat_requests = 0
         self.json_requests = 0
         self.stalled = threading.Event()
-        self.rng = random.Random(behaviour.seed)
         self.started = int(time.time())
 
     def next_request(self) -> int:
@@ -407,7 +414,7 @@ def _estimate_tokens(chars: int) -> int:
     return max(1, -(-chars // CHARS_PER_TOKEN))
 
 
-def answer(state: StandInState, parsed: ParsedRequest, index: int) -> tuple[str, str]:
+def answer(state: StandInState, parsed: ParsedRequest, number: int, index: int) -> tuple[str, str]:
     """The answer text and its finish reason for one checked request."""
     body, beh = parsed.body, state.behaviour
     fmt = body.get("response_format") or {"type": "text"}
@@ -420,11 +427,11 @@ def answer(state: StandInState, parsed: ParsedRequest, index: int) -> tuple[str,
     else:
         seed = body.get("seed")
         if seed is not None:  # same seed + same prompt -> same answer, as with vLLM
-            rng = random.Random(f"{beh.seed}:{seed}:{parsed.digest}:{index}")
+            key = f"{beh.seed}:{seed}:{parsed.digest}".encode()
+            policy_seed, step = int(hashlib.sha256(key).hexdigest()[:15], 16), index
         else:
-            with state.lock:
-                rng = random.Random(state.rng.getrandbits(64))
-        text = policy_text(beh.policy, rng, state.chat_requests - 1, parsed.screen)
+            policy_seed, step = beh.seed, number - 1 + index
+        text = policy_text(beh.policy, policy_seed, step, parsed.screen)
     max_tokens = body.get("max_completion_tokens") or body.get("max_tokens")
     if max_tokens is not None and _estimate_tokens(len(text)) > max_tokens:
         return text[: max_tokens * CHARS_PER_TOKEN], "length"
@@ -509,7 +516,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 raise RequestError(f"request body is not valid JSON: {exc}") from None
             parsed = check_chat_request(body, beh.model, beh.limits)
             n = parsed.body.get("n") or 1
-            answers = [answer(state, parsed, i) for i in range(n)]
+            answers = [answer(state, parsed, number, i) for i in range(n)]
         except RequestError as exc:
             self._send_error(exc)
             return
