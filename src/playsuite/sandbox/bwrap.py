@@ -1,0 +1,123 @@
+"""Bubblewrap backend: turn a :class:`SandboxPolicy` into a ``bwrap`` command line.
+
+The sandbox root is bwrap's own empty tmpfs; only the listed host paths are bound into it, so no
+mount point is ever created on the host and nothing unlisted (the repository, other runs' results,
+``/root``) exists inside. Namespaces: user (the game runs as uid 1000, never root), PID (the
+game's processes die with the sandbox), network (only a loopback nobody listens on), IPC, UTS.
+``--die-with-parent`` kills the sandbox when the harness process dies.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+
+from playsuite.sandbox.policy import (
+    ETC_ENTRIES,
+    OPTIONAL_RO_DIRS,
+    SANDBOX_GID,
+    SANDBOX_UID,
+    SCRATCH_DIR,
+    SYSTEM_DIRS,
+    TMP_DIR,
+    X11_SOCKET_DIR,
+    SandboxPolicy,
+)
+
+
+class SandboxUnavailable(RuntimeError):
+    """The sandbox tool is missing or cannot create namespaces on this machine."""
+
+
+def bwrap_path() -> str:
+    path = shutil.which("bwrap")
+    if path is None:
+        raise SandboxUnavailable("bubblewrap (bwrap) is not installed; run scripts/setup.sh")
+    return path
+
+
+def _system_args() -> list[str]:
+    args: list[str] = []
+    for path in SYSTEM_DIRS:
+        if os.path.islink(path):
+            args += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            args += ["--ro-bind", path, path]
+    for name in ETC_ENTRIES:
+        host = f"/etc/{name}"
+        if os.path.lexists(host):
+            args += ["--ro-bind-try", host, host]
+    for path in OPTIONAL_RO_DIRS:
+        args += ["--ro-bind-try", path, path]
+    return args
+
+
+def bwrap_argv(policy: SandboxPolicy, command: Sequence[str]) -> list[str]:
+    """The full argv that runs ``command`` inside the sandbox described by ``policy``.
+
+    The caller must have run :meth:`SandboxPolicy.prepare_scratch` (it writes the passwd/group
+    files bound at ``/etc/passwd`` and ``/etc/group``).
+    """
+    if not command:
+        raise ValueError("empty command")
+    scratch = policy.scratch
+    argv = [
+        bwrap_path(),
+        "--unshare-user",
+        "--uid",
+        str(SANDBOX_UID),
+        "--gid",
+        str(SANDBOX_GID),
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--hostname",
+        policy.hostname,
+        "--die-with-parent",
+        "--new-session",
+        "--cap-drop",
+        "ALL",
+    ]
+    if not policy.network:
+        argv.append("--unshare-net")
+    argv += _system_args()
+    argv += [
+        "--ro-bind",
+        str(scratch / ".sandbox" / "passwd"),
+        "/etc/passwd",
+        "--ro-bind",
+        str(scratch / ".sandbox" / "group"),
+        "/etc/group",
+        "--dev",
+        "/dev",
+        "--tmpfs",
+        "/dev/shm",
+        "--proc",
+        "/proc",
+        "--tmpfs",
+        TMP_DIR,
+        "--bind",
+        str(scratch),
+        SCRATCH_DIR,
+    ]
+    if policy.share_sys:
+        argv += ["--ro-bind", "/sys", "/sys"]
+    socket = policy.x11_socket()
+    if socket is not None:
+        argv += ["--dir", X11_SOCKET_DIR, "--bind", str(socket), str(socket)]
+    for bind in policy.binds:
+        source = str(Path(bind.source).absolute())
+        if bind.writable:
+            flag = "--bind-try" if bind.optional else "--bind"
+        else:
+            flag = "--ro-bind-try" if bind.optional else "--ro-bind"
+        argv += [flag, source, bind.target]
+    argv.append("--clearenv")
+    for key, value in sorted(policy.environment().items()):
+        argv += ["--setenv", key, value]
+    argv += ["--chdir", policy.cwd, "--"]
+    argv += list(command)
+    return argv

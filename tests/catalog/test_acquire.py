@@ -1,0 +1,125 @@
+"""Acquisition: registries to ``results/games/{id}``, idempotent and atomic."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from playsuite.catalog.acquire import (
+    AcquisitionError,
+    _fix_symlinks,
+    acquire,
+    load_acquired,
+    tree_sha256,
+)
+from playsuite.catalog.corpus import GameEntry, find_game, load_corpus
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _local(tmp_path: Path, **extra: object) -> GameEntry:
+    src = tmp_path / "src-game"
+    src.mkdir(exist_ok=True)
+    (src / "main.py").write_text("print('hi')\n")
+    (src / "README.md").write_text("# A game\n")
+    row = {
+        "id": "tiny",
+        "title": "Tiny",
+        "source": "local",
+        "package": str(src),
+        "runtime": "pygame",
+        "entry": "main.py",
+        **extra,
+    }
+    return GameEntry.from_dict(row)
+
+
+def test_local_acquire_is_idempotent(tmp_path: Path) -> None:
+    game = _local(tmp_path)
+    first = acquire(game, tmp_path / "games")
+    assert (first.files / "main.py").read_text() == "print('hi')\n"
+    assert first.manifest["metadata"]["readme"] == "README.md"
+    assert first.manifest["files_sha256"] == tree_sha256(first.files)
+    stamp = (first.root / "acquired.json").stat().st_mtime_ns
+    second = acquire(game, tmp_path / "games")
+    assert (second.root / "acquired.json").stat().st_mtime_ns == stamp
+    assert load_acquired(tmp_path / "games", "tiny").manifest == first.manifest
+    # A different request (new version) acquires again and replaces the files.
+    v2 = _local(tmp_path, version="2")
+    (tmp_path / "src-game" / "main.py").write_text("print('v2')\n")
+    third = acquire(v2, tmp_path / "games")
+    assert (third.files / "main.py").read_text() == "print('v2')\n"
+    assert third.manifest["files_sha256"] != first.manifest["files_sha256"]
+    assert sorted(p.name for p in (tmp_path / "games").iterdir()) == ["tiny"]
+
+
+def test_failed_acquisition_leaves_previous_copy(tmp_path: Path) -> None:
+    game = _local(tmp_path)
+    good = acquire(game, tmp_path / "games")
+    broken = GameEntry.from_dict({**game.to_dict(), "package": str(tmp_path / "missing")})
+    with pytest.raises(AcquisitionError, match="does not exist"):
+        acquire(broken, tmp_path / "games")
+    assert load_acquired(tmp_path / "games", "tiny").manifest == good.manifest
+    assert sorted(p.name for p in (tmp_path / "games").iterdir()) == ["tiny"]
+
+
+def test_unsupported_source_and_missing_game(tmp_path: Path) -> None:
+    itch = GameEntry.from_dict(
+        {**_local(tmp_path).to_dict(), "source": "itch", "package": "https://x.itch.io/y"}
+    )
+    with pytest.raises(AcquisitionError, match="cannot be acquired automatically"):
+        acquire(itch, tmp_path / "games")
+    with pytest.raises(AcquisitionError, match="not acquired"):
+        load_acquired(tmp_path / "games", "nope")
+
+
+def test_symlinks_resolve_where_the_tree_is_mounted(tmp_path: Path) -> None:
+    tree = tmp_path / "files"
+    (tree / "usr/share/games/g").mkdir(parents=True)
+    (tree / "usr/share/games/g/data.txt").write_text("data")
+    (tree / "usr/games").mkdir(parents=True)
+    # absolute link into the package itself -> relative
+    os.symlink("/usr/share/games/g/data.txt", tree / "usr/games/data")
+    # relative link to a file only the system has -> absolute system path
+    os.symlink("../../../../bin/sh", tree / "usr/share/games/g/sh")
+    # dangling everywhere -> untouched
+    os.symlink("nowhere", tree / "usr/games/nowhere")
+    _fix_symlinks(tree)
+    assert os.readlink(tree / "usr/games/data") == "../share/games/g/data.txt"
+    assert (tree / "usr/games/data").read_text() == "data"
+    assert os.readlink(tree / "usr/share/games/g/sh") == "/bin/sh"
+    assert os.readlink(tree / "usr/games/nowhere") == "nowhere"
+
+
+@pytest.mark.games
+def test_npm_with_generated_page(tmp_path: Path) -> None:
+    game = find_game(load_corpus(REPO / "config/corpora/local.yaml"), "t-rex-runner")
+    got = acquire(game, tmp_path)
+    assert got.manifest["version"] == game.version
+    assert got.manifest["packages"][0]["sha256"]
+    assert got.manifest["packages"][0]["integrity"].startswith("sha512-")
+    page = (got.files / game.entry).read_text()
+    assert '<script src="package/dist/runner.js"></script>' in page
+    assert "initRunner('#container');" in page
+    assert got.metadata["author"] == "Mingkai Li"
+    assert got.metadata["readme"] == game.readme
+
+
+@pytest.mark.games
+def test_debian_package(tmp_path: Path) -> None:
+    game = find_game(load_corpus(REPO / "config/corpora/local.yaml"), "solarwolf")
+    got = acquire(game, tmp_path)
+    manifest = json.loads((got.root / "acquired.json").read_text())
+    assert manifest["packages"][0]["name"] == "solarwolf"
+    assert manifest["version"] == game.version
+    assert (got.files / "usr/lib/games/solarwolf/main.py").is_file()
+    assert got.metadata["title"] == "SolarWolf"
+    assert "Pete Shinners" in got.metadata["author"]
+    assert "SolarFox" in got.metadata["description"]
+    assert "game::arcade" in got.metadata["tags"]
+    assert got.metadata["readme"] == game.readme
+    assert got.python == "/usr/bin/python3"
+    assert got.missing_system_packages == []
