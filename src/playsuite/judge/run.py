@@ -1,0 +1,176 @@
+"""Running a named judge on episodes: one episode (``playsuite judge``) or a shard of them.
+
+A judge name comes from the registry (``config/models.yaml``): ``local`` judges (``frame``,
+``state``) are functions of the episode; ``vllm`` judges need a model server. A shard judged by
+a Video-LLM starts one server for the whole shard (like a play shard) unless given the socket of
+one already running, and writes each judgement as soon as it is done, so a killed shard keeps
+the finished ones.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from playsuite.catalog.corpus import GameEntry, find_game, load_corpus
+from playsuite.config import ConfigError
+from playsuite.judge.context import game_context, load_prompt, read_readme
+from playsuite.judge.episode import Episode, load_episode
+from playsuite.judge.frame_judge import judge_episode_frames
+from playsuite.judge.result import write_judgement
+from playsuite.judge.state_judge import judge_state
+from playsuite.registry import JudgePreset, load_registry
+
+#: Judges that need no model: name -> function of an episode.
+LOCAL_JUDGES: dict[str, Callable[[Episode, str], dict[str, Any]]] = {
+    "frame": judge_episode_frames,
+    "state": judge_state,
+}
+
+
+@dataclass
+class JudgeOptions:
+    """Where a Video-LLM judge finds its server, game contexts and prompt.
+
+    ``catalog`` is a corpus table, or a mapping corpus name -> table for shards spanning corpora;
+    ``game_dirs`` maps a game id to its acquired directory (for README contexts).
+    """
+
+    catalog: str | os.PathLike[str] | dict[str, str] | None = None
+    game_dir: str | os.PathLike[str] | None = None
+    game_dirs: dict[str, str] = field(default_factory=dict)
+    uds: str | None = None
+    attempts: int = 3
+    prompt: str | None = None
+    extra_body: dict[str, Any] = field(default_factory=dict)
+    vllm: str = "vllm"
+    server_log: str | None = None
+    ready_timeout_s: float = 1800.0
+
+
+def _preset(name: str) -> JudgePreset:
+    preset = load_registry().judge(name)
+    if preset.kind == "local" and name not in LOCAL_JUDGES:
+        raise ConfigError(f"no local judge named {name!r}; local judges: {', '.join(LOCAL_JUDGES)}")
+    return preset
+
+
+def _game(episode: Episode, options: JudgeOptions) -> GameEntry:
+    catalog = options.catalog
+    if isinstance(catalog, dict):
+        corpus = episode.coordinate("corpus")
+        if corpus not in catalog:
+            raise ConfigError(f"no corpus table for corpus {corpus!r}")
+        catalog = catalog[corpus]
+    if catalog is None:
+        raise ConfigError("a Video-LLM judge needs the game's corpus table (--catalog)")
+    return find_game(load_corpus(catalog), episode.coordinate("game"))
+
+
+def episode_context(episode: Episode, options: JudgeOptions) -> str:
+    """The game context for an episode's game (store page or README, by corpus)."""
+    game = _game(episode, options)
+    game_dir = options.game_dirs.get(game.id, options.game_dir)
+    return game_context(game, read_readme(game, game_dir))
+
+
+def _vlm(name: str, preset: JudgePreset, options: JudgeOptions, uds: str, concurrency: int):
+    from playsuite.inference.client import InferenceClient
+    from playsuite.judge.vlm_judge import VLMJudge
+
+    client = InferenceClient.for_preset(preset, uds, max_concurrency=concurrency)
+    judge = VLMJudge(
+        name,
+        client,
+        load_prompt(options.prompt),
+        sampling=dict(preset.sampling),
+        attempts=options.attempts,
+        extra_body=dict(options.extra_body),
+    )
+    return client, judge
+
+
+def judge_one(
+    name: str, episode_dir: str | os.PathLike[str], options: JudgeOptions | None = None
+) -> dict[str, Any]:
+    """Judge one episode directory with the named judge (a running server for VLM judges)."""
+    options = options or JudgeOptions()
+    preset = _preset(name)
+    episode = load_episode(episode_dir)
+    if preset.kind == "local":
+        return LOCAL_JUDGES[name](episode, name)
+    if not options.uds:
+        raise ConfigError(f"judge {name!r} needs its model server's socket (--uds)")
+    from playsuite.judge.vlm_judge import JudgeItem
+
+    client, judge = _vlm(name, preset, options, options.uds, 1)
+    with client:
+        return judge.judge(JudgeItem(str(episode_dir), episode, episode_context(episode, options)))
+
+
+def judge_shard(
+    name: str,
+    jobs: Sequence[tuple[str | os.PathLike[str], str | os.PathLike[str]]],
+    options: JudgeOptions | None = None,
+) -> dict[str, int]:
+    """Judge ``(episode_dir, judgement_path)`` pairs; returns a count per judgement status.
+
+    Video-LLM judges: starts the preset's server on a private socket (``options.uds`` overrides
+    with a running one), sends ``max_num_seqs`` requests at a time, prefetching videos.
+    """
+    options = options or JudgeOptions()
+    preset = _preset(name)
+    counts: dict[str, int] = {}
+
+    def record(out_path: str | os.PathLike[str], out: dict[str, Any]) -> None:
+        write_judgement(out_path, out)
+        counts[out["status"]] = counts.get(out["status"], 0) + 1
+
+    if preset.kind == "local":
+        for episode_dir, out_path in jobs:
+            record(out_path, LOCAL_JUDGES[name](load_episode(episode_dir), name))
+        return counts
+
+    from playsuite.judge.vlm_judge import JudgeItem
+
+    concurrency = int(preset.serve.get("max_num_seqs", 8))
+    items = []
+    outputs = {}
+    for episode_dir, out_path in jobs:
+        episode = load_episode(episode_dir)
+        key = str(episode_dir)
+        items.append(JudgeItem(key, episode, episode_context(episode, options)))
+        outputs[key] = out_path
+    server = None
+    uds = options.uds
+    tmp = None
+    if uds is None:
+        from playsuite.inference.server import VLLMServer
+
+        tmp = tempfile.mkdtemp(prefix="psj-", dir="/tmp")  # socket paths must stay short
+        uds = str(Path(tmp) / "judge.sock")
+        server = VLLMServer.for_preset(
+            preset,
+            uds,
+            vllm=options.vllm,
+            log_path=options.server_log,
+            ready_timeout_s=options.ready_timeout_s,
+        ).start()
+    try:
+        client, judge = _vlm(name, preset, options, uds, concurrency)
+        if server is not None:
+            client.recover = server.ensure_healthy
+        with client:
+            for key, out in judge.judge_many(items, concurrency=concurrency):
+                record(outputs[key], out)
+    finally:
+        if server is not None:
+            server.stop()
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return counts
