@@ -1,0 +1,130 @@
+"""The scores table ``results/scores/{judge}.tsv``: one row per judged episode.
+
+Columns (DESIGN.md "Tables"): ``corpus preset family condition history_k hz variant game genre
+judge level status``. ``status`` is the episode's run status when the run did not end ``ok``
+(crashed, timeout...), else ``ok`` when the judge produced a level, else ``judge_<status>``
+(``judge_failed``, ``judge_no_video``, ``judge_no_probes``). Rows that are not ``ok`` are kept, so
+counts of valid evaluations can be reported, and excluded from means by the analysis. ``level``
+is empty when the judge gave none.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from playsuite.config import Condition
+from playsuite.files import atomic_open
+from playsuite.judge.episode import EpisodeError, read_meta
+from playsuite.judge.result import OK, read_judgement
+
+SCORE_COLUMNS: tuple[str, ...] = (
+    "corpus",
+    "preset",
+    "family",
+    "condition",
+    "history_k",
+    "hz",
+    "variant",
+    "game",
+    "genre",
+    "judge",
+    "level",
+    "status",
+)
+
+
+def score_row(
+    judgement: Mapping[str, Any],
+    episode_status: str,
+    *,
+    corpus: str,
+    preset: str,
+    condition: str,
+    game: str,
+    family: str,
+    genre: str,
+    judge: str,
+) -> dict[str, Any]:
+    """One scores-table row from a judgement and the episode's run status."""
+    cond = Condition.parse(condition)
+    judged = judgement.get("status") == OK
+    if episode_status != OK:
+        status = episode_status
+    elif judged:
+        status = OK
+    else:
+        status = f"judge_{judgement.get('status', 'missing')}"
+    return {
+        "corpus": corpus,
+        "preset": preset,
+        "family": family,
+        "condition": condition,
+        "history_k": cond.history_k,
+        "hz": cond.hz,
+        "variant": cond.variant,
+        "game": game,
+        "genre": genre,
+        "judge": judge,
+        "level": int(judgement["level"]) if judged else None,
+        "status": status,
+    }
+
+
+def scores_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+    df = pd.DataFrame(list(rows), columns=list(SCORE_COLUMNS))
+    df["level"] = df["level"].astype("Int64")
+    return df.sort_values(["corpus", "preset", "condition", "game"], kind="stable").reset_index(
+        drop=True
+    )
+
+
+def collect_scores(
+    judge: str,
+    episodes: Iterable[tuple[str | os.PathLike[str], str | os.PathLike[str]]],
+    families: Mapping[str, str],
+    genres: Mapping[tuple[str, str], str | None],
+) -> pd.DataFrame:
+    """Rows for ``(judgement file, episode dir)`` pairs; the episode dir is ``.../{corpus}/
+    {preset}/{condition}/{game}``. ``families`` maps preset -> family, ``genres`` (corpus, game)
+    -> genre."""
+    rows = []
+    for judgement_path, episode_dir in episodes:
+        ep = Path(episode_dir)
+        corpus, preset, condition, game = ep.parts[-4:]
+        try:
+            status = str(read_meta(ep).get("status", OK))
+        except EpisodeError:
+            status = "missing_episode"
+        rows.append(
+            score_row(
+                read_judgement(judgement_path),
+                status,
+                corpus=corpus,
+                preset=preset,
+                condition=condition,
+                game=game,
+                family=families.get(preset, ""),
+                genre=genres.get((corpus, game)) or "",
+                judge=judge,
+            )
+        )
+    return scores_frame(rows)
+
+
+def write_scores(df: pd.DataFrame, path: str | os.PathLike[str]) -> None:
+    """Write the table as TSV, atomically."""
+    with atomic_open(path) as fh:
+        df.to_csv(fh, sep="\t", index=False, columns=list(SCORE_COLUMNS))
+
+
+def read_scores(path: str | os.PathLike[str]) -> pd.DataFrame:
+    df = pd.read_csv(path, sep="\t", dtype={"level": "Int64"}, keep_default_na=True)
+    missing = set(SCORE_COLUMNS) - set(df.columns)
+    if missing:
+        raise ValueError(f"{path}: not a scores table, lacks {', '.join(sorted(missing))}")
+    return df
