@@ -13,7 +13,11 @@ import sys
 from playsuite import __version__
 
 #: Modules that contribute subcommands, in help order.
-COMMAND_MODULES: tuple[str, ...] = ("playsuite.judge.cli", "playsuite.analysis.cli")
+COMMAND_MODULES: tuple[str, ...] = (
+    "playsuite.actions.cli",
+    "playsuite.judge.cli",
+    "playsuite.analysis.cli",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -209,6 +209,56 @@ def normalize_button(name: str) -> str:
     raise KeyNameError(f"unknown mouse button {name!r}")
 
 
+#: Characters typed with Shift on a US keyboard, and the unshifted key that carries them.
+SHIFTED_CHARS: dict[str, str] = {
+    "!": "1",
+    "@": "2",
+    "#": "3",
+    "$": "4",
+    "%": "5",
+    "^": "6",
+    "&": "7",
+    "*": "8",
+    "(": "9",
+    ")": "0",
+    "_": "minus",
+    "+": "equal",
+    "{": "bracketleft",
+    "}": "bracketright",
+    "|": "backslash",
+    ":": "semicolon",
+    '"': "apostrophe",
+    "<": "comma",
+    ">": "period",
+    "?": "slash",
+    "~": "grave",
+}
+
+
+def chord_for_char(char: str) -> tuple[str, ...] | None:
+    """The key chord that types ``char`` on a US layout, or None when no canonical key does.
+
+    Models "type" text; runtimes only press canonical keys. Lower-case letters, digits, space,
+    newline, tab and the unshifted punctuation map to one key; capitals and the shifted
+    punctuation map to ``shift`` plus the key. Anything else (accents, emoji) has no key.
+    """
+    if len(char) != 1:
+        return None
+    if char == "\n" or char == "\r":
+        return ("enter",)
+    if char == "\t":
+        return ("tab",)
+    if char == " ":
+        return ("space",)
+    if char in SHIFTED_CHARS:
+        return ("shift", SHIFTED_CHARS[char])
+    if char.isascii() and char.isalpha() and char.isupper():
+        return ("shift", char.lower())
+    if char.isascii() and (char.isalnum() or char in "-=,./\\;'`[]"):
+        return (normalize_key(char),)
+    return None
+
+
 def is_mouse_button(name: str) -> bool:
     """True when ``name`` spells a mouse button (``LMB``, ``right click``...)."""
     try:
