@@ -14,6 +14,7 @@ from playsuite import __version__
 
 #: Modules that contribute subcommands, in help order.
 COMMAND_MODULES: tuple[str, ...] = (
+    "playsuite.actions.cli",
     "playsuite.agents.cli",
     "playsuite.judge.cli",
     "playsuite.analysis.cli",
