@@ -17,7 +17,9 @@ COMMAND_MODULES: tuple[str, ...] = (
     "playsuite.actions.cli",
     "playsuite.agents.cli",
     "playsuite.judge.cli",
+    "playsuite.harness.cli",
     "playsuite.analysis.cli",
+    "playsuite.catalog.cli",
 )
 
 

@@ -1,0 +1,50 @@
+"""The policy for a model served by vLLM: the frame and the prompt in, the model's raw text out.
+
+The request is an OpenAI chat completion: one user message carrying the current frame as a PNG
+data URL (plus the frames of the remembered steps for presets with ``history_frames``) and the
+rendered prompt, sampled with the preset's settings (temperature 0.5, 512 tokens, a seed per
+episode). The frame is sent at the game's own resolution, so the image the model sees is the
+screen and its coordinates need no rescaling beyond what its parser documents.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from playsuite.agents.policy import PolicyReply, StepRequest
+from playsuite.inference.client import InferenceClient
+from playsuite.inference.messages import user_message
+from playsuite.registry import Preset
+
+
+class ServedModelPolicy:
+    """Plays by asking a served model; one object per episode (it carries the episode's seed)."""
+
+    def __init__(self, preset: Preset, client: InferenceClient, seed: int = 0) -> None:
+        self.name = preset.name
+        self.preset = preset
+        self.client = client
+        self.seed = seed
+
+    def act(self, request: StepRequest) -> PolicyReply:
+        images: list[Any] = []
+        if self.preset.history_frames:
+            images += [e.frame for e in request.history if e.frame is not None]
+        images.append(request.frame)
+        started = time.perf_counter()
+        result = self.client.chat(
+            [user_message(request.prompt, images)],
+            seed=self.seed + request.step,
+        )
+        return PolicyReply(
+            text=result.text,
+            latency_s=time.perf_counter() - started,
+            image_size=request.screen,
+            info={
+                "usage": result.usage,
+                "finish_reason": result.finish_reason,
+                "attempts": result.attempts,
+                "images": len(images),
+            },
+        )

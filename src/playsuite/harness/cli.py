@@ -1,0 +1,151 @@
+"""``playsuite play`` (one episode) and ``playsuite play-shard`` (a node job of the workflow)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from playsuite.catalog.corpus import GameEntry, find_game, load_corpus
+from playsuite.config import Condition, config_dir
+from playsuite.harness.episode import EpisodeLimits
+from playsuite.registry import load_registry
+
+DEFAULT_CONDITION = "k0-hz0.33-base"
+#: Paper caps: PyWeek (pygame) runs stop at 10,000 frames of 30 fps video; itch.io-style runs
+#: (browser, native) at 300 s of game time.
+PAPER_LIMITS = {
+    "pygame": EpisodeLimits(max_frames=10_000, max_game_s=None),
+    "browser": EpisodeLimits(max_game_s=300.0),
+    "native": EpisodeLimits(max_game_s=300.0),
+}
+
+
+def limits_for(max_steps: int | None, wall_timeout_s: float | None) -> dict[str, EpisodeLimits]:
+    """The paper's caps per runtime, optionally shortened to ``max_steps`` steps."""
+    return {
+        runtime: EpisodeLimits(
+            max_steps=max_steps,
+            max_game_s=base.max_game_s,
+            max_frames=base.max_frames,
+            wall_timeout_s=wall_timeout_s,
+        )
+        for runtime, base in PAPER_LIMITS.items()
+    }
+
+
+def _catalog(path: str | None) -> list[GameEntry]:
+    return load_corpus(path or config_dir() / "corpora" / "local.yaml")
+
+
+def _play(args: argparse.Namespace) -> int:
+    from playsuite.catalog.acquire import acquire
+    from playsuite.harness.node import ShardJob, run_shard
+
+    games = _catalog(args.catalog)
+    game = find_game(games, args.game)
+    registry = load_registry()
+    preset = registry.preset(args.agent)
+    condition = Condition.parse(args.condition)
+    games_dir = Path(args.games_dir)
+    acquire(game, games_dir)
+    out = Path(args.out)
+    # One episode is a shard of one game whose episode directory is exactly --out.
+    job = ShardJob(
+        corpus=args.corpus,
+        preset=preset,
+        condition=condition,
+        games=[game],
+        runs_dir=out.parent,
+        games_dir=games_dir,
+        workers=1,
+        limits_by_runtime=limits_for(args.steps, args.wall_timeout),
+        base_seed=args.seed,
+        log_dir=out.parent / f".{out.name}-logs",
+        live=False,
+        single_episode_dir=out,
+    )
+    code = run_shard(job)
+    meta_path = out / "meta.json"
+    if meta_path.exists():
+        meta = json.loads(meta_path.read_text())
+        print(
+            json.dumps(
+                {
+                    k: meta.get(k)
+                    for k in (
+                        "game",
+                        "status",
+                        "steps",
+                        "frames",
+                        "t_game",
+                        "invalid_rate",
+                        "error",
+                    )
+                }
+            )
+        )
+    return code
+
+
+def _play_shard(args: argparse.Namespace) -> int:
+    from playsuite.harness.node import ServerSettings, ShardJob, run_shard
+    from playsuite.harness.shards import shard_games
+
+    games = load_corpus(args.catalog)
+    shards = shard_games(games, args.shard_size)
+    if args.shard not in shards:
+        raise ValueError(f"no shard {args.shard!r}; this corpus has {', '.join(shards)}")
+    registry = load_registry(args.models) if args.models else load_registry()
+    server = ServerSettings(argv=json.loads(args.server_argv) if args.server_argv else None)
+    job = ShardJob(
+        corpus=args.corpus,
+        preset=registry.preset(args.preset),
+        condition=Condition.parse(args.condition),
+        games=shards[args.shard],
+        runs_dir=Path(args.runs_dir),
+        games_dir=Path(args.games_dir),
+        workers=args.workers,
+        limits_by_runtime=limits_for(args.steps, args.wall_timeout),
+        base_seed=args.seed,
+        server=server,
+        log_dir=Path(args.log_dir) if args.log_dir else None,
+        costs_path=Path(args.costs) if args.costs else None,
+        shard=args.shard,
+    )
+    return run_shard(job, Path(args.manifest))
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("play", help="play one game with one preset into an episode directory")
+    p.add_argument("--game", required=True, help="game id in the catalog")
+    p.add_argument("--catalog", help="corpus table (default: config/corpora/local.yaml)")
+    p.add_argument("--agent", required=True, help="preset name from config/models.yaml")
+    p.add_argument("--condition", default=DEFAULT_CONDITION, help="k{K}-hz{HZ}-{variant}")
+    p.add_argument("--steps", type=int, help="stop after N agent steps (default: paper caps)")
+    p.add_argument("--out", required=True, help="episode directory to write")
+    p.add_argument("--corpus", default="local", help="corpus name recorded in meta.json")
+    p.add_argument("--games-dir", default="results/games", help="where games are acquired")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--wall-timeout", type=float, default=3600.0, help="seconds per episode")
+    p.set_defaults(func=_play)
+
+    s = sub.add_parser("play-shard", help="play one shard of a corpus (a workflow job)")
+    s.add_argument("--corpus", required=True)
+    s.add_argument("--catalog", required=True, help="corpus table")
+    s.add_argument("--preset", required=True)
+    s.add_argument("--condition", required=True)
+    s.add_argument("--shard", required=True, help="shard key, e.g. s0000")
+    s.add_argument("--shard-size", type=int, required=True)
+    s.add_argument("--workers", type=int, default=8)
+    s.add_argument("--steps", type=int, help="stop after N agent steps (default: paper caps)")
+    s.add_argument("--runs-dir", required=True, help="results/runs/{corpus}/{preset}/{condition}")
+    s.add_argument("--games-dir", default="results/games")
+    s.add_argument("--manifest", required=True, help="shard manifest to write when complete")
+    s.add_argument("--models", help="model registry (default: config/models.yaml)")
+    s.add_argument("--log-dir")
+    s.add_argument("--costs", help="cost record path stem (one TSV per attempt)")
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--wall-timeout", type=float, default=3600.0)
+    s.add_argument("--server-argv", help="JSON argv replacing `vllm serve` ({uds} is filled in)")
+    s.set_defaults(func=_play_shard)

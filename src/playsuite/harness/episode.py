@@ -1,0 +1,254 @@
+"""One episode: a game, a policy and a condition, played closed-loop into an episode directory.
+
+The loop is DESIGN.md §2: observe → prompt (template, game text, last k steps) → policy → raw
+text → parser → canonical actions → ``runtime.act`` for one step's slice of game time → record.
+Game time only moves inside ``act``, so however long the policy thinks, the video holds game time.
+
+What can go wrong is sorted by whose fault it is:
+
+* the game fails (never renders, crashes, hangs): the episode ends with that status, everything
+  recorded so far is kept, and ``meta.json`` says why;
+* the model answers nonsense: the answer becomes ``invalid`` actions, executed as no-ops, counted;
+* the infrastructure fails (the model server is gone after retries, the harness is interrupted):
+  nothing that looks finished is written, so a rerun plays the episode again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import platform
+import time
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from playsuite import __version__
+from playsuite.actions import Invalid, actions_to_json
+from playsuite.actions.parsers import parse_response
+from playsuite.agents.history import History, entry_from_response
+from playsuite.agents.policy import Policy, StepRequest
+from playsuite.agents.prompts import EpisodePrompt
+from playsuite.catalog.corpus import GameEntry
+from playsuite.config import Condition
+from playsuite.harness.recorder import EpisodeRecorder
+from playsuite.registry import Preset
+from playsuite.runtimes.base import GameFailure, Observation, RunStatus, Runtime, RuntimeOptions
+
+#: Mean absolute pixel difference above which the screen counts as changed (loop prevention).
+SCREEN_CHANGE_THRESHOLD = 0.5
+
+
+@dataclass(frozen=True)
+class EpisodeLimits:
+    """When an episode stops: the first cap reached. ``None`` disables a cap."""
+
+    max_steps: int | None = None
+    max_game_s: float | None = 300.0
+    max_frames: int | None = None
+    wall_timeout_s: float | None = 3600.0
+
+
+@dataclass
+class EpisodeSpec:
+    """Everything that defines one episode; ``out_dir`` is its episode directory."""
+
+    corpus: str
+    game: GameEntry
+    preset: Preset
+    condition: Condition
+    out_dir: Path
+    runtime_options: RuntimeOptions
+    limits: EpisodeLimits = field(default_factory=EpisodeLimits)
+    base_seed: int = 0
+    readme_text: str | None = None
+
+    @property
+    def seed(self) -> int:
+        """Same for every preset on a game and condition, so model comparisons are matched."""
+        key = f"{self.base_seed}:{self.corpus}:{self.game.id}:{self.condition.name}"
+        return zlib.crc32(key.encode()) & 0x7FFFFFFF
+
+
+class InfrastructureError(RuntimeError):
+    """The episode could not be played for reasons outside the game (e.g. the model server)."""
+
+
+def screen_changed(before: np.ndarray, after: np.ndarray) -> bool:
+    if before.shape != after.shape:
+        return True
+    diff = np.abs(before.astype(np.int16) - after.astype(np.int16))
+    return float(diff.mean()) > SCREEN_CHANGE_THRESHOLD
+
+
+def _versions() -> dict[str, str]:
+    out = {"playsuite": __version__, "python": platform.python_version()}
+    for dist in ("numpy", "av", "playwright", "httpx"):
+        with contextlib.suppress(metadata.PackageNotFoundError):
+            out[dist] = metadata.version(dist)
+    return out
+
+
+def _should_stop(spec: EpisodeSpec, steps: int, t_game: float, frames: int) -> str | None:
+    lim = spec.limits
+    if lim.max_steps is not None and steps >= lim.max_steps:
+        return "steps"
+    if lim.max_game_s is not None and t_game >= lim.max_game_s - 1e-6:
+        return "game_time"
+    if lim.max_frames is not None and frames >= lim.max_frames:
+        return "frames"
+    return None
+
+
+def run_episode(
+    spec: EpisodeSpec,
+    policy: Policy,
+    make_runtime: Callable[[GameEntry, RuntimeOptions], Runtime],
+    on_step: Callable[[int, float], None] | None = None,
+) -> dict[str, Any]:
+    """Play one episode into ``spec.out_dir`` and return its ``meta.json`` content.
+
+    Raises :class:`InfrastructureError` (after discarding partial files) when the policy cannot
+    answer; game failures are recorded, not raised.
+    """
+    started = time.perf_counter()
+    step_s = spec.condition.step_seconds
+    prompt = EpisodePrompt.for_run(
+        spec.preset, spec.condition, spec.game.to_dict(), readme_text=spec.readme_text
+    )
+    history = History(spec.condition.history_k)
+    meta: dict[str, Any] = {
+        "corpus": spec.corpus,
+        "game": spec.game.id,
+        "runtime": spec.game.runtime,
+        "preset": spec.preset.name,
+        "family": spec.preset.family,
+        "parser": spec.preset.parser,
+        "template": prompt.template.name,
+        "condition": spec.condition.name,
+        "history_k": spec.condition.history_k,
+        "hz": spec.condition.hz,
+        "variant": spec.condition.variant,
+        "step_seconds": step_s,
+        "seed": spec.seed,
+        "versions": _versions(),
+        "host": platform.node(),
+    }
+    status, error, stop_reason = RunStatus.OK, "", ""
+    launch_s = model_s = 0.0
+    invalid_steps = 0
+    t_game = 0.0
+    options = spec.runtime_options
+    options.seed = spec.seed
+    with EpisodeRecorder(spec.out_dir, options.video_fps) as recorder:
+        runtime = make_runtime(spec.game, options)
+        try:
+            t0 = time.perf_counter()
+            try:
+                obs: Observation = runtime.start()
+            finally:
+                launch_s = time.perf_counter() - t0
+            screen = runtime.screen_size
+            meta["screen"] = list(screen)
+            meta["video_fps"] = options.video_fps
+            while True:
+                if reason := _should_stop(spec, recorder.steps, t_game, recorder.frames):
+                    stop_reason = reason
+                    break
+                wall = time.perf_counter() - started
+                if spec.limits.wall_timeout_s is not None and wall > spec.limits.wall_timeout_s:
+                    status = RunStatus.TIMEOUT
+                    error = (
+                        f"episode exceeded its wall-clock limit of {spec.limits.wall_timeout_s} s"
+                    )
+                    break
+                step = recorder.steps
+                text = prompt.render(screen, history=history)
+                request = StepRequest(
+                    frame=obs.frame,
+                    game=spec.game.to_dict(),
+                    step=step,
+                    t_game=obs.t_game,
+                    screen=screen,
+                    prompt=text,
+                    history=history.entries(),
+                    step_seconds=step_s,
+                )
+                try:
+                    reply = policy.act(request)
+                except Exception as exc:
+                    raise InfrastructureError(f"policy {policy.name!r} failed: {exc}") from exc
+                model_s += reply.latency_s
+                actions = parse_response(
+                    spec.preset.parser,
+                    reply.text,
+                    screen=screen,
+                    image=reply.image_size,
+                    options=spec.preset.parser_options,
+                )
+                invalid = any(isinstance(a, Invalid) for a in actions)
+                invalid_steps += invalid
+                record: dict[str, Any] = {
+                    "step": step,
+                    "t_game": round(obs.t_game, 6),
+                    "frame": recorder.frames,
+                    "response": reply.text,
+                    "actions": actions_to_json(actions),
+                    "invalid": invalid,
+                    "latency_s": round(reply.latency_s, 4),
+                    "image_size": list(reply.image_size),
+                }
+                if obs.probes:
+                    record["probes"] = obs.probes
+                if reply.info:
+                    record["info"] = reply.info
+                before = obs.frame
+                history.add(
+                    entry_from_response(
+                        step,
+                        obs.t_game,
+                        reply.text,
+                        invalid=invalid,
+                        frame=before if spec.preset.history_frames else None,
+                    )
+                )
+                try:
+                    frames = runtime.act(actions, step_s)
+                except GameFailure as failure:
+                    recorder.add_step(record)
+                    raise failure
+                recorder.add_frames(frames)
+                recorder.add_step(record)
+                obs = runtime.observe()
+                t_game = obs.t_game
+                history.mark_last(screen_changed(before, obs.frame))
+                if on_step is not None:
+                    on_step(step, t_game)
+            if status == RunStatus.OK and (probes := runtime.probes()):
+                meta["final_probes"] = probes
+        except GameFailure as failure:
+            status, error = failure.status, str(failure)
+        finally:
+            runtime.close()
+        steps = recorder.steps
+        meta.update(
+            {
+                "status": str(status),
+                "error": error,
+                "stop_reason": stop_reason,
+                "steps": steps,
+                "frames": recorder.frames,
+                "t_game": round(recorder.frames / options.video_fps, 6),
+                "invalid_steps": invalid_steps,
+                "invalid_rate": round(invalid_steps / steps, 6) if steps else 0.0,
+                "launch_s": round(launch_s, 4),
+                "model_s": round(model_s, 4),
+                "wall_s": round(time.perf_counter() - started, 4),
+            }
+        )
+        recorder.finish(meta)
+    return meta

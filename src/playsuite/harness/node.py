@@ -1,0 +1,375 @@
+"""The node runner: one job plays one shard of games for one preset and condition.
+
+Shape of a job (DESIGN.md §4): start one model server for the preset on this node (none for
+baselines), run W worker processes that take games from a shared queue and share that server,
+then stop it. Workers are processes, not threads: a game runtime that wedges or a native crash in
+a codec takes down one worker, not the node, and video encoding runs on every core.
+
+Resume: a game whose episode directory already holds ``meta.json`` is not played again. The
+shard's manifest is written only when every game has an episode; an episode lost to an
+infrastructure failure (model server gone, worker killed) leaves no ``meta.json``, makes the job
+exit non-zero, and is played on the next attempt.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import multiprocessing as mp
+import os
+import queue
+import shutil
+import signal
+import socket
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from playsuite.catalog.corpus import GameEntry
+from playsuite.config import Condition
+from playsuite.files import atomic_open, read_json
+from playsuite.harness.episode import EpisodeLimits, EpisodeSpec, InfrastructureError, run_episode
+from playsuite.harness.manifest import EpisodeSummary, write_manifest
+from playsuite.harness.recorder import META_NAME, episode_finished
+from playsuite.registry import Preset
+
+#: Video frame rate per runtime: pygame games are recorded at the paper's 30 fps; browser and
+#: native games at 10 fps of game time (screenshots are the expensive part there).
+DEFAULT_VIDEO_FPS = {"pygame": 30.0, "browser": 10.0, "native": 10.0}
+
+
+@dataclass
+class ServerSettings:
+    """How the shard's model server is started. ``argv`` overrides the vLLM command line (the
+    tests use the stand-in server); ``None`` builds ``vllm serve`` from the preset."""
+
+    argv: list[str] | None = None
+    vllm: str = "vllm"
+    ready_timeout_s: float = 1800.0
+    monitor_interval_s: float = 2.0
+    max_restarts: int = 2
+
+
+@dataclass
+class ShardJob:
+    corpus: str
+    preset: Preset
+    condition: Condition
+    games: list[GameEntry]
+    runs_dir: Path  # results/runs/{corpus}/{preset}/{condition}
+    games_dir: Path  # results/games (acquired games)
+    workers: int = 8
+    limits_by_runtime: dict[str, EpisodeLimits] = field(default_factory=dict)
+    video_fps: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_VIDEO_FPS))
+    base_seed: int = 0
+    server: ServerSettings = field(default_factory=ServerSettings)
+    log_dir: Path | None = None
+    costs_path: Path | None = None  # one TSV row per job attempt (docs/analysis.md)
+    shard: str = ""
+    live: bool = True  # rich progress view when stderr is a terminal
+    single_episode_dir: Path | None = None  # `playsuite play --out DIR`: a one-game job
+
+    def episode_dir(self, game_id: str) -> Path:
+        if self.single_episode_dir is not None:
+            return self.single_episode_dir
+        return self.runs_dir / game_id
+
+
+def _set_parent_death_signal() -> None:
+    """Die with the node runner, even on ``kill -9`` of the runner (Linux prctl)."""
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        pr_set_pdeathsig = 1
+        libc.prctl(pr_set_pdeathsig, signal.SIGKILL)
+
+
+def summary_of(job: ShardJob, game_id: str, meta: dict[str, Any]) -> EpisodeSummary:
+    return EpisodeSummary(
+        game=game_id,
+        status=str(meta.get("status", "")),
+        steps=int(meta.get("steps", 0)),
+        frames=int(meta.get("frames", 0)),
+        t_game=float(meta.get("t_game", 0.0)),
+        wall_s=float(meta.get("wall_s", 0.0)),
+        invalid_rate=float(meta.get("invalid_rate", 0.0)),
+        episode_dir=str(job.episode_dir(game_id)),
+        error=str(meta.get("error", "")),
+    )
+
+
+def _make_policy(job: ShardJob, seed: int, uds: str | None, clients: dict[str, Any]) -> Any:
+    if job.preset.kind == "baseline":
+        from playsuite.agents.baselines import make_baseline
+
+        return make_baseline(job.preset.name, seed=seed)
+    from playsuite.agents.served import ServedModelPolicy
+    from playsuite.inference.client import InferenceClient, RetryPolicy
+
+    if "client" not in clients:
+        # Patient retries: the node runner restarts a crashed server within this window.
+        retry = RetryPolicy(attempts=8, backoff_s=1.0, backoff_max_s=30.0)
+        clients["client"] = InferenceClient.for_preset(
+            job.preset, uds, retry=retry, max_concurrency=1
+        )
+    return ServedModelPolicy(job.preset, clients["client"], seed=seed)
+
+
+def _readme_text(job: ShardJob, game: GameEntry) -> str | None:
+    if not game.readme:
+        return None
+    path = job.games_dir / game.id / "files" / game.readme
+    with contextlib.suppress(OSError):
+        return path.read_text(encoding="utf-8", errors="replace")
+    return None
+
+
+def _worker_main(
+    worker: int, job: ShardJob, tasks: Any, events: Any, uds: str | None
+) -> None:  # runs in a child process
+    _set_parent_death_signal()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
+    from playsuite.runtimes.base import RuntimeOptions
+    from playsuite.runtimes.factory import make_runtime
+
+    clients: dict[str, Any] = {}
+    scratch_root = Path(tempfile.mkdtemp(prefix=f"playsuite-w{worker}-"))
+    try:
+        while True:
+            game = tasks.get()
+            if game is None:
+                break
+            events.put(("start", worker, game.id, None))
+            fps = job.video_fps.get(game.runtime, 10.0)
+            workdir = scratch_root / game.id
+            workdir.mkdir(parents=True, exist_ok=True)
+            limits = job.limits_by_runtime.get(game.runtime, EpisodeLimits())
+            spec = EpisodeSpec(
+                corpus=job.corpus,
+                game=game,
+                preset=job.preset,
+                condition=job.condition,
+                out_dir=job.episode_dir(game.id),
+                runtime_options=RuntimeOptions(
+                    workdir=workdir, game_dir=job.games_dir / game.id, video_fps=fps
+                ),
+                limits=limits,
+                base_seed=job.base_seed,
+                readme_text=_readme_text(job, game),
+            )
+            try:
+                policy = _make_policy(job, spec.seed, uds, clients)
+                meta = run_episode(
+                    spec,
+                    policy,
+                    make_runtime,
+                    on_step=lambda step, t, g=game.id: events.put(("step", worker, g, (step, t))),
+                )
+                events.put(("done", worker, game.id, meta))
+            except InfrastructureError as exc:
+                events.put(("infra", worker, game.id, str(exc)))
+            except Exception as exc:  # a harness bug: report it, keep the other games going
+                detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+                events.put(("infra", worker, game.id, f"harness error: {detail}"))
+                traceback.print_exc(file=sys.stderr)
+            finally:
+                shutil.rmtree(workdir, ignore_errors=True)
+    finally:
+        for client in clients.values():
+            client.close()
+        shutil.rmtree(scratch_root, ignore_errors=True)
+        events.put(("exit", worker, None, None))
+
+
+class _Progress:
+    """Live view of each worker (rich) when attached to a terminal; plain log lines otherwise."""
+
+    def __init__(self, job: ShardJob, total: int) -> None:
+        self.job = job
+        self.total = total
+        self.done = 0
+        self.rows: dict[int, tuple[str, str, str]] = {}
+        self._live: Any = None
+        if job.live and sys.stderr.isatty():
+            from rich.console import Console
+            from rich.live import Live
+
+            self._live = Live(self._table(), console=Console(stderr=True), refresh_per_second=4)
+            self._live.start()
+
+    def _table(self) -> Any:
+        from rich.table import Table
+
+        title = (
+            f"{self.job.preset.name} · {self.job.condition.name} · {self.job.corpus} "
+            f"{self.job.shard} — {self.done}/{self.total} episodes"
+        )
+        table = Table(title=title)
+        for col in ("worker", "game", "step", "status"):
+            table.add_column(col)
+        for worker in sorted(self.rows):
+            game, step, status = self.rows[worker]
+            table.add_row(str(worker), game, step, status)
+        return table
+
+    def update(self, worker: int, game: str, step: str, status: str, log: bool = False) -> None:
+        self.rows[worker] = (game, step, status)
+        if self._live is not None:
+            self._live.update(self._table())
+        elif log:
+            print(f"[worker {worker}] {game}: {status}", file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        if self._live is not None:
+            self._live.stop()
+
+
+def _start_server(job: ShardJob, log_dir: Path) -> tuple[Any, str, str]:
+    from playsuite.inference.server import VLLMServer
+
+    sock_dir = tempfile.mkdtemp(prefix="playsuite-model-")  # under /tmp: hidden from sandboxes
+    uds = os.path.join(sock_dir, "model.sock")
+    settings = job.server
+    kwargs = {
+        "log_path": log_dir / f"server-{job.preset.name}-{socket.gethostname()}.log",
+        "ready_timeout_s": settings.ready_timeout_s,
+        "max_restarts": settings.max_restarts,
+    }
+    if settings.argv is not None:
+        argv = [a.replace("{uds}", uds) for a in settings.argv]
+        server = VLLMServer(argv, uds, **kwargs)
+    else:
+        server = VLLMServer.for_preset(job.preset, uds, vllm=settings.vllm, **kwargs)
+    server.start()
+    return server, uds, sock_dir
+
+
+def _monitor_server(server: Any, stop: threading.Event, interval: float, errors: list[str]) -> None:
+    """Restart a crashed or hung server (bounded by the server's ``max_restarts``)."""
+    while not stop.wait(interval):
+        try:
+            server.ensure_healthy()
+        except Exception as exc:
+            errors.append(f"model server gone: {exc}")
+            return
+
+
+def _record_cost(job: ShardJob, wall_s: float, status: str) -> None:
+    if job.costs_path is None:
+        return
+    header = "corpus\tpreset\tcondition\tshard\twall_s\tgpus\tstatus\n"
+    row = (
+        f"{job.corpus}\t{job.preset.name}\t{job.condition.name}\t{job.shard}\t"
+        f"{wall_s:.3f}\t{job.preset.gpus}\t{status}\n"
+    )
+    # One file per attempt, so failed and retried jobs are all counted.
+    stamp = f"{int(time.time())}-{os.getpid()}"
+    path = job.costs_path.with_name(f"{job.costs_path.stem}.{stamp}.tsv")
+    with atomic_open(path) as fh:
+        fh.write(header + row)
+
+
+def run_shard(job: ShardJob, manifest_path: Path | None = None) -> int:
+    """Play every game of the shard; write the manifest when all have episodes. Exit code."""
+    started = time.perf_counter()
+    log_dir = job.log_dir or job.runs_dir / "logs"
+    log_dir.mkdir(parents=True, exist_ok=True)
+    summaries: dict[str, EpisodeSummary] = {}
+    todo: list[GameEntry] = []
+    for game in job.games:
+        out = job.episode_dir(game.id)
+        if episode_finished(out):
+            summaries[game.id] = summary_of(job, game.id, read_json(out / META_NAME))
+        else:
+            todo.append(game)
+    failures: dict[str, str] = {}
+    server = uds = sock_dir = None
+    stop_monitor = threading.Event()
+    monitor_errors: list[str] = []
+    progress = _Progress(job, len(job.games))
+    progress.done = len(summaries)
+    status = "ok"
+    try:
+        if todo and job.preset.needs_server:
+            server, uds, sock_dir = _start_server(job, log_dir)
+            threading.Thread(
+                target=_monitor_server,
+                args=(server, stop_monitor, job.server.monitor_interval_s, monitor_errors),
+                daemon=True,
+            ).start()
+        ctx = mp.get_context("spawn")
+        tasks: Any = ctx.Queue()
+        events: Any = ctx.Queue()
+        for game in todo:
+            tasks.put(game)
+        n_workers = max(1, min(job.workers, len(todo))) if todo else 0
+        for _ in range(n_workers):
+            tasks.put(None)
+        procs = [
+            ctx.Process(target=_worker_main, args=(w, job, tasks, events, uds), daemon=True)
+            for w in range(n_workers)
+        ]
+        for proc in procs:
+            proc.start()
+        current: dict[int, str] = {}
+        exited: set[int] = set()
+        while len(exited) < n_workers:
+            try:
+                kind, worker, game_id, payload = events.get(timeout=1.0)
+            except queue.Empty:
+                for w, proc in enumerate(procs):
+                    if w not in exited and not proc.is_alive():
+                        exited.add(w)  # died without saying goodbye (killed, segfault)
+                        if w in current:
+                            failures[current.pop(w)] = f"worker died (exit code {proc.exitcode})"
+                continue
+            if kind == "start":
+                current[worker] = game_id
+                progress.update(worker, game_id, "0", "launching", log=True)
+            elif kind == "step":
+                step, t_game = payload
+                progress.update(worker, game_id, str(step + 1), f"t={t_game:.0f}s")
+            elif kind == "done":
+                current.pop(worker, None)
+                summaries[game_id] = summary_of(job, game_id, payload)
+                progress.done += 1
+                progress.update(
+                    worker, game_id, str(payload.get("steps")), payload["status"], log=True
+                )
+            elif kind == "infra":
+                current.pop(worker, None)
+                failures[game_id] = payload
+                progress.update(worker, game_id, "-", "infrastructure failure", log=True)
+            elif kind == "exit":
+                exited.add(worker)
+        for proc in procs:
+            proc.join(timeout=10)
+        for game in todo:
+            if game.id not in summaries and game.id not in failures:
+                failures[game.id] = "not played: every worker stopped early"
+    except BaseException:
+        status = "interrupted"
+        raise
+    finally:
+        progress.close()
+        stop_monitor.set()
+        if server is not None:
+            server.stop()
+        if sock_dir is not None:
+            shutil.rmtree(sock_dir, ignore_errors=True)
+        for game_id, error in sorted(failures.items()):
+            print(f"episode {game_id} not recorded: {error}", file=sys.stderr)
+        for error in monitor_errors:
+            print(error, file=sys.stderr)
+        if failures and status == "ok":
+            status = "failed"
+        _record_cost(job, time.perf_counter() - started, status)
+    if failures:
+        return 1
+    if manifest_path is not None:
+        write_manifest(manifest_path, list(summaries.values()))
+    return 0
