@@ -49,6 +49,9 @@ def parse(text: str, frame: Frame = SCREEN) -> list[Action]:
         ("doubleclick:1,2", [Click(1, 2, "left", 2)]),
         ("middleclick:3,4", [Click(3, 4, "middle")]),
         ("click(640, 360)", [Click(640, 360)]),
+        ("click: (640, 360)", [Click(640, 360)]),
+        ("click:[640,360]", [Click(640, 360)]),
+        ("[space]", [Key(("space",))]),
         ("hold:up:3", [Hold(("up",), 2.0)]),  # capped at the contract's 2 s
         ("hold:a:0.5s", [Hold(("a",), 0.5)]),
         ("press:enter", [Key(("enter",))]),

@@ -87,6 +87,7 @@ _PROSE = re.compile(
     r"\s\(|\s[-\u2013\u2014]\s|\s#|//|\.\s|\s(?:to|because|so|which|in order|since|as)\s",
     re.IGNORECASE,
 )
+_COLON_BRACKET = re.compile(r":[ \t]+(?=[(\[])")  # "click: (1, 2)" is not prose
 _SEPARATORS = re.compile(r"[;|]|\s(?:then|and)\s", re.IGNORECASE)
 _TIGHTEN = re.compile(r" ?([:,+]) ?")  # after whitespace runs are collapsed to one space
 _NUMBER = re.compile(r"^[+-]?\d+(?:\.\d+)?$")
@@ -146,6 +147,7 @@ def _clean_line(line: str) -> str:
 
 
 def _tokens(line: str) -> list[str]:
+    line = _COLON_BRACKET.sub(":", line)
     line = _CALL.sub(lambda m: f"{m.group(1)}:{m.group(2)}", line)
     prose = _PROSE.search(line)
     if prose is not None:
@@ -155,6 +157,8 @@ def _tokens(line: str) -> list[str]:
     out: list[str] = []
     for raw in line.split():
         token = raw.strip("\"'")
+        if len(token) > 2 and token[0] == "[" and token[-1] == "]" and ":" not in token:
+            token = token[1:-1]  # "[space]"
         if len(token) > 1:
             token = token.rstrip(".!?") or token
         if "," in token and ":" not in token:
