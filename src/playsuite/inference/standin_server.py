@@ -588,6 +588,8 @@ def serve(uds: str, behaviour: Behaviour, ready: Callable[[], None] | None = Non
     """Bind ``uds`` and serve until SIGTERM/SIGINT (or until the process is killed)."""
     _remove_stale_socket(uds)
     server = _UnixHTTPServer(uds, StandInState(behaviour))
+    if behaviour.policy == "random":  # load the baseline now, but off the startup path
+        threading.Thread(target=_random_sampler, daemon=True).start()
     sys.stderr.write(f"standin: serving {behaviour.model!r} on unix:{uds}\n")
     if ready:
         ready()
