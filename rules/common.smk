@@ -17,7 +17,20 @@ CONDITIONS = {name: Condition.parse(name) for name in config["conditions"]}
 
 def catalog_targets():
     """Catalog curation outputs (funnel, curated tables, genre figure)."""
-    return []
+    return [
+        f"results/catalog/{corpus}/{name}"
+        for corpus in config.get("catalog", {}).get("corpora", {})
+        for name in (
+            "games.tsv",
+            "funnel.csv",
+            "funnel.md",
+            "funnel.tex",
+            "exclusions.csv",
+            "genre_distribution.csv",
+            "genre_distribution.pdf",
+            "genre_distribution.png",
+        )
+    ]
 
 
 def play_targets():
