@@ -22,15 +22,22 @@ ANALYSIS_WIDTH = 960
 def _gray(frame: np.ndarray) -> np.ndarray:
     if frame.ndim != 3 or frame.shape[2] < 3:
         raise ValueError(f"expected an H×W×3 frame, got shape {frame.shape}")
-    rgb = frame[..., :3].astype(np.float32)
-    return rgb @ np.array([0.299, 0.587, 0.114], dtype=np.float32)
+    r, g, b = (frame[..., i].astype(np.float32) for i in range(3))
+    return 0.299 * r + 0.587 * g + 0.114 * b
 
 
 def _downsample(gray: np.ndarray, factor: int) -> np.ndarray:
     if factor <= 1:
         return gray
     h, w = (gray.shape[0] // factor) * factor, (gray.shape[1] // factor) * factor
-    return gray[:h, :w].reshape(h // factor, factor, w // factor, factor).mean(axis=(1, 3))
+    # Strided sums: several times faster than reshape(...).mean(axis=(1, 3)) on large frames.
+    cols = gray[:h, 0:w:factor].astype(np.float32)
+    for i in range(1, factor):
+        cols += gray[:h, i:w:factor]
+    out = cols[0::factor].copy()
+    for i in range(1, factor):
+        out += cols[i::factor]
+    return out / float(factor * factor)
 
 
 def thumbnail(frame: np.ndarray, width: int = 160) -> np.ndarray:
