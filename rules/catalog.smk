@@ -1,1 +1,127 @@
-# Catalog curation: ingest platform dumps, filter, classify genres, triage archives.
+# Catalog curation: ingest platform dumps, filter, triage archives, launch gate, genres, funnel.
+# Per corpus under config["catalog"]["corpora"]; outputs under results/catalog/{corpus}/
+# (docs/catalog.md). Two checkpoints: which archives to fetch depends on the metadata screen, and
+# which launch results to read depends on triage (quarantined games are never launched).
+
+from playsuite.catalog.inputs import CatalogInputs
+
+CATALOG = config.get("catalog") or {}
+CATALOG_GENRES = CATALOG.get("genres", "config/genres.yaml")
+CATALOG_IN = CatalogInputs(config, checkpoints, storage)
+
+
+rule catalog_ingest:
+    input:
+        unpack(CATALOG_IN.dumps),
+    output:
+        "results/catalog/{corpus}/records.jsonl",
+    log:
+        "results/logs/catalog/{corpus}/ingest.log",
+    conda:
+        "../envs/playsuite.yaml"
+    script:
+        "../workflow/scripts/catalog_ingest.py"
+
+
+checkpoint catalog_screen:
+    input:
+        records="results/catalog/{corpus}/records.jsonl",
+        exclusions=CATALOG_IN.exclusions,
+    output:
+        "results/catalog/{corpus}/screen.tsv",
+    log:
+        "results/logs/catalog/{corpus}/screen.log",
+    conda:
+        "../envs/playsuite.yaml"
+    params:
+        filters=CATALOG.get("filters", {}),
+    script:
+        "../workflow/scripts/catalog_screen.py"
+
+
+checkpoint catalog_triage:
+    input:
+        records="results/catalog/{corpus}/records.jsonl",
+        screen="results/catalog/{corpus}/screen.tsv",
+        exclusions=CATALOG_IN.exclusions,
+        archives=CATALOG_IN.archives,
+    output:
+        "results/catalog/{corpus}/triage.jsonl",
+    log:
+        "results/logs/catalog/{corpus}/triage.log",
+    conda:
+        "../envs/playsuite.yaml"
+    params:
+        ids=CATALOG_IN.candidate_ids,
+        triage=CATALOG.get("triage", {}),
+    script:
+        "../workflow/scripts/catalog_triage.py"
+
+
+rule catalog_decide:
+    input:
+        records="results/catalog/{corpus}/records.jsonl",
+        screen="results/catalog/{corpus}/screen.tsv",
+        triage="results/catalog/{corpus}/triage.jsonl",
+        exclusions=CATALOG_IN.exclusions,
+        launch=CATALOG_IN.launch_files,
+    output:
+        decisions="results/catalog/{corpus}/decisions.tsv",
+        kept="results/catalog/{corpus}/kept.jsonl",
+        exclusions="results/catalog/{corpus}/exclusions.csv",
+        funnel_csv=report(
+            "results/catalog/{corpus}/funnel.csv",
+            caption="../report/catalog_funnel.rst",
+            category="Catalog",
+        ),
+        funnel_md="results/catalog/{corpus}/funnel.md",
+        funnel_tex="results/catalog/{corpus}/funnel.tex",
+    log:
+        "results/logs/catalog/{corpus}/decide.log",
+    conda:
+        "../envs/playsuite.yaml"
+    params:
+        launch_ids=CATALOG_IN.launch_ids,
+        launch_configured=CATALOG_IN.launch_configured,
+        mirror=CATALOG_IN.mirror,
+        filters=CATALOG.get("filters", {}),
+    script:
+        "../workflow/scripts/catalog_decide.py"
+
+
+rule catalog_genres:
+    input:
+        kept="results/catalog/{corpus}/kept.jsonl",
+        genres=CATALOG_GENRES,
+    output:
+        "results/catalog/{corpus}/genre_labels.tsv",
+    log:
+        "results/logs/catalog/{corpus}/genres.log",
+    conda:
+        "../envs/playsuite.yaml"
+    params:
+        llm=CATALOG.get("genre_llm"),
+    script:
+        "../workflow/scripts/catalog_genres.py"
+
+
+rule catalog_table:
+    input:
+        kept="results/catalog/{corpus}/kept.jsonl",
+        labels="results/catalog/{corpus}/genre_labels.tsv",
+        genres=CATALOG_GENRES,
+    output:
+        games="results/catalog/{corpus}/games.tsv",
+        distribution="results/catalog/{corpus}/genre_distribution.csv",
+        pdf="results/catalog/{corpus}/genre_distribution.pdf",
+        png=report(
+            "results/catalog/{corpus}/genre_distribution.png",
+            caption="../report/catalog_genres.rst",
+            category="Catalog",
+        ),
+    log:
+        "results/logs/catalog/{corpus}/table.log",
+    conda:
+        "../envs/playsuite.yaml"
+    script:
+        "../workflow/scripts/catalog_table.py"

@@ -1,0 +1,383 @@
+"""Curation steps the workflow runs one after another, and the files that pass between them.
+
+Each function here is one rule's work: screen metadata, triage archives, decide the archive and
+launch stages, and turn the kept games into catalog entries (DESIGN.md "Catalog entry"). The
+per-game decision file (``decisions.tsv``) is the single record the funnel, the exclusion list and
+the curated table are all derived from.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from playsuite.analysis.tables import write_table
+from playsuite.catalog.corpus import GameEntry, write_corpus_tsv
+from playsuite.catalog.extract import Limits
+from playsuite.catalog.filters import (
+    ArchiveFacts,
+    Decision,
+    FilterSettings,
+    ManualExclusion,
+    archive_exclusion,
+    launch_exclusion,
+    load_manual_exclusions,
+    screen,
+    stage_descriptions,
+)
+from playsuite.catalog.funnel import (
+    exclusions_table,
+    funnel_table,
+    genre_distribution,
+    plot_genre_distribution,
+)
+from playsuite.catalog.genre_labels import label_games, read_labels, write_labels
+from playsuite.catalog.genre_llm import LLMGenreClassifier
+from playsuite.catalog.genres import load_taxonomy
+from playsuite.catalog.ingest import RawGame, read_dump, read_records, write_records
+from playsuite.catalog.triage import scan_archive
+from playsuite.files import atomic_open, read_json
+from playsuite.inference.client import InferenceClient
+
+DECISION_COLUMNS = ("id", "source", "stage", "reason")
+
+
+def is_url(location: str) -> bool:
+    return location.startswith(("http://", "https://"))
+
+
+def resolve_archive(location: str, mirror: str | None) -> str:
+    """Where an archive is: a URL as given, an absolute path as given, else below the mirror."""
+    if not location:
+        raise ValueError("no archive location")
+    if is_url(location) or os.path.isabs(location):
+        return location
+    if not mirror:
+        raise ValueError(f"archive {location!r} is relative but the corpus has no mirror")
+    return str(Path(mirror) / location)
+
+
+def write_decisions(decisions: Iterable[Decision], path: str | Path) -> None:
+    with atomic_open(path) as fh:
+        writer = csv.writer(fh, delimiter="\t", lineterminator="\n")
+        writer.writerow(DECISION_COLUMNS)
+        for d in decisions:
+            reason = d.reason.replace("\t", " ").replace("\n", " ")
+            writer.writerow([d.id, d.source, d.stage, reason])
+
+
+def read_decisions(path: str | Path) -> dict[str, Decision]:
+    with open(path, encoding="utf-8", newline="") as fh:
+        return {
+            row["id"]: Decision(row["id"], row["source"], row["stage"] or "", row["reason"] or "")
+            for row in csv.DictReader(fh, delimiter="\t")
+        }
+
+
+def screen_all(
+    games: Sequence[RawGame], settings: FilterSettings, manual: dict[str, ManualExclusion]
+) -> list[Decision]:
+    """Metadata and technical stages for every game."""
+    return [screen(game, settings, manual) for game in games]
+
+
+@dataclass(frozen=True)
+class TriageSettings:
+    trusted_rating_count: int = 50
+    limits: Limits = field(default_factory=Limits)
+
+    @classmethod
+    def from_config(cls, data: dict[str, Any] | None) -> TriageSettings:
+        data = data or {}
+        mib = 1 << 20
+        defaults = Limits()
+        limits = Limits(
+            max_entry_bytes=int(data.get("max_entry_mb", defaults.max_entry_bytes // mib) * mib),
+            max_total_bytes=int(data.get("max_total_mb", defaults.max_total_bytes // mib) * mib),
+            max_ratio=float(data.get("max_ratio", defaults.max_ratio)),
+            max_entries=int(data.get("max_entries", defaults.max_entries)),
+        )
+        return cls(int(data.get("trusted_rating_count", 50)), limits)
+
+
+def triage_game(
+    game: RawGame,
+    archive: str | Path,
+    settings: TriageSettings,
+    manual: dict[str, ManualExclusion],
+) -> dict[str, Any]:
+    """Scan one archive and decide the archive stages; one line of ``triage.jsonl``."""
+    platform = {"web": "web", "linux": "native", "python": "python"}.get(game.build)
+    report = scan_archive(
+        archive,
+        platform=platform,
+        entry=game.start or None,
+        rating_count=game.rating_count,
+        trusted_rating_count=settings.trusted_rating_count,
+        limits=settings.limits,
+    )
+    facts = ArchiveFacts(
+        report.risk, report.policy, [s.to_dict() for s in report.signals], report.names
+    )
+    decision = archive_exclusion(game, facts, manual)
+    out = report.to_dict(with_names=True)
+    out.update(id=game.id, stage=decision.stage, reason=decision.reason)
+    return out
+
+
+def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
+    with open(path, encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def write_jsonl(rows: Iterable[dict[str, Any]], path: str | Path) -> None:
+    with atomic_open(path) as fh:
+        for row in rows:
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def game_entry_point(game: RawGame, triage: dict[str, Any], launch: dict[str, Any] | None) -> str:
+    """How to start the game: the dump's ``start``, else what the launch check found, else the
+    archive's only Linux executable; ``""`` when none is known."""
+    if game.start:
+        return game.start
+    if launch and launch.get("entry"):
+        return str(launch["entry"])
+    executables = triage.get("executables") or []
+    return executables[0] if len(executables) == 1 else ""
+
+
+def final_decisions(
+    games: Sequence[RawGame],
+    screened: dict[str, Decision],
+    triage: dict[str, dict[str, Any]],
+    launch: dict[str, dict[str, Any]] | None,
+    manual: dict[str, ManualExclusion],
+) -> dict[str, Decision]:
+    """Every game's decision after all stages. ``launch`` is ``None`` when no launch validation
+    was run (the launch stage is then skipped, not passed silently: the funnel says so)."""
+    out: dict[str, Decision] = {}
+    for game in games:
+        decision = screened[game.id]
+        if decision.kept:
+            if game.id not in triage:
+                raise ValueError(f"{game.id}: passed screening but has no triage result")
+            row = triage[game.id]
+            decision = Decision(game.id, game.source, row["stage"], row["reason"])
+        if decision.kept:
+            result = None if launch is None else launch.get(game.id)
+            if launch is not None and result is None:
+                raise ValueError(f"{game.id}: no launch-validation result")
+            decision = launch_exclusion(game, result, manual)
+            if decision.kept and not game_entry_point(game, triage[game.id], result):
+                decision = Decision(game.id, game.source, "launch", "no entry point known")
+        out[game.id] = decision
+    return out
+
+
+def catalog_entry(
+    game: RawGame,
+    package: str,
+    genre: str | None,
+    triage: dict[str, Any],
+    launch: dict[str, Any] | None,
+) -> GameEntry:
+    """The curated corpus row of a kept game. The triage risk and policy travel in ``options``
+    so that the harness can apply the policy (extra logging for ``monitor``)."""
+    options: dict[str, Any] = {"triage": {"risk": triage["risk"], "policy": triage["policy"]}}
+    if game.url:
+        options["url"] = game.url
+    return GameEntry(
+        id=game.id,
+        title=game.title,
+        author=game.author,
+        source=game.source,
+        package=package,
+        runtime=game.runtime,
+        entry=game_entry_point(game, triage, launch),
+        tags=tuple(game.tags),
+        genre=genre,
+        description=game.description,
+        controls=game.controls,
+        rating=game.rating,
+        rating_count=game.rating_count,
+        screen=game.screen or None,
+        options=options,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# one function per workflow step (the scripts under workflow/scripts/ only call these)
+
+
+def step_ingest(dumps: dict[str, str], out: str | Path) -> None:
+    """All sources of a corpus into one normalised ``records.jsonl``; ids unique across sources."""
+
+    games: list[RawGame] = []
+    for source, path in dumps.items():
+        games.extend(read_dump(path, source))
+    ids = [g.id for g in games]
+    if len(set(ids)) != len(ids):
+        raise ValueError("duplicate game ids across sources")
+    write_records(games, out)
+
+
+def step_screen(
+    records: str | Path, exclusions: str | None, filters: dict[str, Any] | None, out: str | Path
+) -> None:
+
+    games = read_records(records)
+    manual = load_manual_exclusions(exclusions)
+    unknown = sorted(set(manual) - {g.id for g in games})
+    if unknown:
+        raise ValueError(f"exclusion list names games not in the dumps: {', '.join(unknown)}")
+    write_decisions(screen_all(games, FilterSettings.from_config(filters), manual), out)
+
+
+def candidates(
+    records: str | Path, screened: str | Path, mirror: str | None
+) -> list[tuple[str, str]]:
+    """``(id, archive location)`` of every game that passed screening, in record order."""
+
+    decisions = read_decisions(screened)
+    out = []
+    for game in read_records(records):
+        if decisions[game.id].kept:
+            try:
+                out.append((game.id, resolve_archive(game.archive, mirror)))
+            except ValueError as exc:
+                raise ValueError(f"{game.id}: {exc}") from None
+    return out
+
+
+def step_triage(
+    records: str | Path,
+    archives: dict[str, str],
+    triage_config: dict[str, Any] | None,
+    exclusions: str | None,
+    out: str | Path,
+) -> None:
+
+    settings = TriageSettings.from_config(triage_config)
+    manual = load_manual_exclusions(exclusions)
+    games = {g.id: g for g in read_records(records)}
+    write_jsonl(
+        (triage_game(games[i], path, settings, manual) for i, path in archives.items()), out
+    )
+
+
+def triage_survivors(triage: str | Path) -> list[str]:
+    return [row["id"] for row in read_jsonl(triage) if not row["stage"]]
+
+
+def step_decide(
+    records: str | Path,
+    screened: str | Path,
+    triage: str | Path,
+    launch_files: dict[str, str] | None,
+    exclusions: str | None,
+    mirror: str | None,
+    filters: dict[str, Any] | None,
+    out: dict[str, str],
+) -> None:
+    """Final decisions, exclusion list, funnel table and the kept games (``kept.jsonl``)."""
+
+    games = read_records(records)
+    manual = load_manual_exclusions(exclusions)
+    triaged = {row["id"]: row for row in read_jsonl(triage)}
+    launch = None
+    if launch_files is not None:
+        launch = {game_id: read_json(path) for game_id, path in launch_files.items()}
+    decisions = final_decisions(games, read_decisions(screened), triaged, launch, manual)
+    write_decisions(decisions.values(), out["decisions"])
+    write_table(exclusions_table(games, decisions), out["exclusions"])
+    funnel = funnel_table(
+        games,
+        decisions,
+        skipped=() if launch is not None else ("launch",),
+        descriptions=stage_descriptions(FilterSettings.from_config(filters)),
+    )
+    write_table(
+        funnel,
+        out["funnel_csv"],
+        out["funnel_md"],
+        out["funnel_tex"],
+        caption="Curation funnel: games excluded at each stage and remaining, per source.",
+    )
+    kept = []
+    for game in games:
+        if decisions[game.id].kept:
+            row = triaged[game.id]
+            kept.append(
+                {
+                    "game": game.to_dict(),
+                    "package": resolve_archive(game.archive, mirror),
+                    "triage": {k: row[k] for k in ("risk", "policy", "executables")},
+                    "launch": None if launch is None else launch[game.id],
+                }
+            )
+    write_jsonl(kept, out["kept"])
+
+
+def step_table(
+    kept: str | Path,
+    genre_labels: str | Path,
+    genres_config: str | Path,
+    out_games: str | Path,
+    out_distribution: str | Path,
+    out_figures: list[str],
+    corpus: str,
+) -> None:
+    """The curated corpus table, the genre distribution and Figure 8."""
+
+    taxonomy = load_taxonomy(genres_config)
+    labels = read_labels(genre_labels)
+    entries = []
+    sources = {}
+    for row in read_jsonl(kept):
+        game = RawGame.from_dict(row["game"])
+        label = labels.get(game.id)
+        if label is None:
+            raise ValueError(f"{game.id}: no genre label")
+        entries.append(
+            catalog_entry(game, row["package"], label.genre, row["triage"], row["launch"])
+        )
+        sources[game.id] = game.source
+    write_corpus_tsv(entries, out_games)
+    table = genre_distribution({e.id: e.genre for e in entries}, sources, order=taxonomy.names)
+    write_table(table, out_distribution)
+    for path in out_figures:
+        plot_genre_distribution(table, path, title=f"Genres of the curated {corpus} corpus")
+
+
+def step_genres(
+    kept: str | Path,
+    genres_config: str | Path,
+    llm: dict[str, Any] | None,
+    out: str | Path,
+) -> None:
+    """Genre label of every kept game: the tag rule, else the LLM classifier when configured.
+
+    ``llm`` names a running OpenAI-compatible server: ``uds`` (its Unix socket), ``model`` (the
+    served name), optional ``temperature``, ``max_tokens``.
+    """
+    taxonomy = load_taxonomy(genres_config)
+    games = [RawGame.from_dict(row["game"]) for row in read_jsonl(kept)]
+    if not llm:
+        write_labels(label_games(games, taxonomy), out)
+        return
+    if not Path(llm["uds"]).exists():
+        raise FileNotFoundError(f"genre classifier socket {llm['uds']} does not exist")
+    with InferenceClient(llm["uds"], llm["model"]) as client:
+        classifier = LLMGenreClassifier(
+            client,
+            taxonomy,
+            temperature=float(llm.get("temperature", 0.0)),
+            max_tokens=int(llm.get("max_tokens", 256)),
+        )
+        write_labels(label_games(games, taxonomy, classifier), out)

@@ -1,0 +1,79 @@
+"""Input functions of the catalog rules (rules/catalog.smk), kept out of the Snakefile.
+
+Which archives a corpus needs depends on the metadata screen, and which launch results it needs
+depends on triage: both are read from checkpoint outputs. Snakemake's ``checkpoints`` and
+``storage`` objects are handed in by the rules file, so this module stays importable and testable
+without a running workflow.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from playsuite.catalog.curate import candidates, is_url, triage_survivors
+
+SOURCES = ("itch", "pyweek")
+
+
+class CatalogInputs:
+    """Bound to one workflow's configuration; each method is an input or params function."""
+
+    def __init__(self, config: dict[str, Any], checkpoints: Any, storage: Any) -> None:
+        self.catalog = config.get("catalog") or {}
+        self.corpora = self.catalog.get("corpora") or {}
+        self.checkpoints = checkpoints
+        self.storage = storage
+
+    def corpus(self, wildcards: Any) -> dict[str, Any]:
+        try:
+            return self.corpora[wildcards.corpus]
+        except KeyError:
+            raise ValueError(
+                f"no catalog corpus {wildcards.corpus!r} in config['catalog']"
+            ) from None
+
+    def dumps(self, wildcards: Any) -> dict[str, str]:
+        corpus = self.corpus(wildcards)
+        return {s: corpus[s] for s in SOURCES if corpus.get(s)}
+
+    def exclusions(self, wildcards: Any) -> list[str]:
+        path = self.corpus(wildcards).get("exclusions")
+        return [path] if path else []
+
+    def mirror(self, wildcards: Any) -> str | None:
+        return self.corpus(wildcards).get("mirror")
+
+    def launch_configured(self, wildcards: Any) -> bool:
+        return bool(self.corpus(wildcards).get("launch_results"))
+
+    def candidates(self, wildcards: Any) -> list[tuple[str, str]]:
+        screen = self.checkpoints.catalog_screen.get(corpus=wildcards.corpus).output[0]
+        records = f"results/catalog/{wildcards.corpus}/records.jsonl"
+        return candidates(records, screen, self.mirror(wildcards))
+
+    def candidate_ids(self, wildcards: Any) -> list[str]:
+        return [game_id for game_id, _ in self.candidates(wildcards)]
+
+    def archives(self, wildcards: Any) -> list[Any]:
+        """Archives of the screened-in games: local paths, or URLs fetched by Snakemake storage
+        (the snakemake-storage-plugin-http provider)."""
+        return [
+            self.storage.http(location) if is_url(location) else location
+            for _, location in self.candidates(wildcards)
+        ]
+
+    def launch_results(self, wildcards: Any) -> dict[str, str]:
+        """One launch-validation result per game that passed triage (docs/catalog.md)."""
+        template = self.corpus(wildcards).get("launch_results")
+        if not template:
+            return {}
+        if "{game}" not in template:
+            template = template.rstrip("/") + "/{game}.json"
+        triage = self.checkpoints.catalog_triage.get(corpus=wildcards.corpus).output[0]
+        return {game: template.format(game=game) for game in triage_survivors(triage)}
+
+    def launch_files(self, wildcards: Any) -> list[str]:
+        return list(self.launch_results(wildcards).values())
+
+    def launch_ids(self, wildcards: Any) -> list[str]:
+        return list(self.launch_results(wildcards))

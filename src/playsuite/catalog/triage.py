@@ -1,0 +1,347 @@
+"""Safety triage: an integer risk score and a run policy for a game archive, before it is unpacked.
+
+The scanner walks the archive once (:func:`playsuite.catalog.extract.iter_archive`), looks at names,
+entry types, modes, declared and actual sizes and the first bytes of every file, and adds up the
+weights of the distinct signals it finds (each signal counts once, with up to five entries as
+evidence). Metadata lowers the score of established games (``rating_count`` above a threshold) and
+tells the scanner which platform the build is for, so that an ELF in a web game is suspicious while
+the ELF of a native game is expected if a launcher explains it.
+
+Policy by score: ``>= 4`` quarantine (never extracted, never run), ``3`` monitor (run with extra
+logging), ``1-2`` run, ``0`` clean, ``< 0`` trusted.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from playsuite.catalog.extract import (
+    ArchiveError,
+    Limits,
+    UnsafeArchiveError,
+    archive_format,
+    iter_archive,
+    link_stays_inside,
+    links_escape,
+    member_path,
+)
+
+#: signal -> (weight, meaning). Weights of 4 quarantine on their own.
+SIGNALS: dict[str, tuple[int, str]] = {
+    "corrupt": (4, "archive is corrupt or truncated (failed download)"),
+    "unsupported_format": (4, "not a zip or tar archive: cannot be inspected"),
+    "encrypted": (4, "password-protected/encrypted entries cannot be inspected"),
+    "path_traversal": (4, "entry name climbs out of the archive root (..)"),
+    "absolute_path": (4, "entry name is an absolute path or has a drive letter"),
+    "link_escape": (4, "link pointing outside the archive root"),
+    "compression_bomb": (4, "compression ratio over the limit (decompression bomb)"),
+    "oversize": (4, "entry or archive over the size or entry-count limit"),
+    "setuid": (4, "setuid or setgid bits"),
+    "special_file": (4, "device or FIFO entry"),
+    "foreign_executable": (3, "Windows (PE) or macOS (Mach-O) executable"),
+    "unexpected_elf": (3, "Linux (ELF) executable in a web or Python game"),
+    "unexplained_binary": (2, "binary that no launcher or declared entry explains"),
+    "nested_archive": (1, "archive inside the archive (not inspected)"),
+    "symlink": (1, "symbolic link (inside the archive)"),
+    "hardlink": (1, "hard link (inside the archive)"),
+    "trusted": (-1, "established game (many ratings)"),
+}
+
+POLICIES = ("quarantine", "monitor", "run", "clean", "trusted")
+PLATFORMS = ("web", "native", "python")
+MAX_EVIDENCE = 5
+HEAD = 4096
+LAUNCHER_MAX = 64 * 1024
+_MACHO = (b"\xfe\xed\xfa\xce", b"\xfe\xed\xfa\xcf", b"\xce\xfa\xed\xfe", b"\xcf\xfa\xed\xfe")
+_SO = re.compile(r"\.so(\.\d+)*$")
+
+
+def policy_for(risk: int) -> str:
+    """The run policy for a risk score."""
+    if risk >= 4:
+        return "quarantine"
+    if risk == 3:
+        return "monitor"
+    if risk >= 1:
+        return "run"
+    if risk == 0:
+        return "clean"
+    return "trusted"
+
+
+@dataclass
+class Signal:
+    name: str
+    weight: int
+    evidence: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "weight": self.weight, "evidence": self.evidence}
+
+
+@dataclass
+class TriageReport:
+    """What the scanner found; ``names`` (validated member paths) feed engine fingerprints."""
+
+    archive: str
+    platform: str
+    risk: int
+    policy: str
+    signals: list[Signal]
+    entries: int
+    total_bytes: int
+    compressed_bytes: int
+    complete: bool
+    names: list[str] = field(default_factory=list)
+    executables: list[str] = field(default_factory=list)  # ELF executables, storage order
+
+    def has(self, name: str) -> bool:
+        return any(s.name == name for s in self.signals)
+
+    def to_dict(self, with_names: bool = False) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "archive": self.archive,
+            "risk": self.risk,
+            "policy": self.policy,
+            "signals": [s.to_dict() for s in self.signals],
+            "platform": self.platform,
+            "entries": self.entries,
+            "total_bytes": self.total_bytes,
+            "compressed_bytes": self.compressed_bytes,
+            "complete": self.complete,
+            "executables": self.executables,
+        }
+        if with_names:
+            out["names"] = self.names
+        return out
+
+
+def binary_kind(head: bytes, name: str = "") -> str | None:
+    """Classify a file by its first bytes: ``elf-exec``, ``elf-lib``, ``pe``, ``macho``,
+    ``archive`` or ``None``."""
+    if head[:4] == b"\x7fELF":
+        if _SO.search(name) or (len(head) > 17 and head[16] == 3 and ".so" in name):
+            return "elf-lib"
+        return "elf-exec"
+    if head[:2] == b"MZ":
+        if len(head) >= 64:
+            offset = int.from_bytes(head[60:64], "little")
+            if offset + 4 <= len(head) and head[offset : offset + 4] == b"PE\x00\x00":
+                return "pe"
+        if name.lower().endswith((".exe", ".dll", ".scr", ".com", ".sys", ".cpl", ".ocx")):
+            return "pe"
+        return None
+    if head[:4] in _MACHO:
+        return "macho"
+    if head[:4] == b"\xca\xfe\xba\xbe" and int.from_bytes(head[4:8], "big") < 40:
+        return "macho"  # fat binary; Java class files have a version >= 45 here
+    if head[:4] in (b"PK\x03\x04", b"PK\x05\x06") or head[:6] in (
+        b"7z\xbc\xaf\x27\x1c",
+        b"Rar!\x1a\x07",
+    ):
+        return "archive"
+    if len(head) > 262 and head[257:262] == b"ustar":
+        return "archive"
+    lower = name.lower()
+    if head[:2] == b"\x1f\x8b" and lower.endswith((".tar.gz", ".tgz")):
+        return "archive"
+    return None
+
+
+class _Findings:
+    def __init__(self) -> None:
+        self.found: dict[str, list[str]] = {}
+
+    def add(self, name: str, evidence: str) -> None:
+        items = self.found.setdefault(name, [])
+        if len(items) < MAX_EVIDENCE and evidence not in items:
+            items.append(evidence)
+
+
+def _guess_platform(names: list[str], executables: list[str]) -> str:
+    if executables:
+        return "native"
+    if any(posixpath.basename(n).lower() == "index.html" for n in names):
+        return "web"
+    if any(n.endswith(".py") for n in names):
+        return "python"
+    return "native"
+
+
+def scan_archive(
+    path: str | os.PathLike[str],
+    platform: str | None = None,
+    entry: str | None = None,
+    rating_count: int | None = None,
+    trusted_rating_count: int = 50,
+    limits: Limits | None = None,
+) -> TriageReport:
+    """Scan ``path`` and return its risk report. Never extracts and never raises for bad archives:
+    a corrupt or unreadable archive is itself a signal."""
+    limits = limits or Limits()
+    if platform is not None and platform not in PLATFORMS:
+        raise ValueError(f"platform must be one of {', '.join(PLATFORMS)}, not {platform!r}")
+    path = Path(path)
+    compressed = path.stat().st_size
+    found = _Findings()
+    names: list[str] = []
+    files: set[str] = set()
+    binaries: list[tuple[str, str]] = []  # (path, kind)
+    launchers: list[str] = []
+    links: dict[str, str] = {}
+    count = 0
+    declared = 0
+    complete = True
+    if archive_format(path) is None:
+        found.add("unsupported_format", path.name)
+        complete = False
+    else:
+        try:
+            for item, stream in iter_archive(path):
+                count += 1
+                if count > limits.max_entries:
+                    found.add("oversize", f"more than {limits.max_entries} entries")
+                    complete = False
+                    break
+                try:
+                    rel = member_path(item.name)
+                except UnsafeArchiveError:
+                    text = item.name.replace("\\", "/")
+                    kind = (
+                        "absolute_path"
+                        if text.startswith("/") or ":" in text[:2]
+                        else ("path_traversal")
+                    )
+                    found.add(kind, item.name)
+                    rel = text.lstrip("/")
+                if rel:
+                    names.append(rel)
+                if item.mode & (stat.S_ISUID | stat.S_ISGID):
+                    found.add("setuid", f"{item.name} ({oct(item.mode)})")
+                if item.encrypted:
+                    found.add("encrypted", item.name)
+                    continue
+                if item.kind in ("device", "fifo"):
+                    found.add("special_file", f"{item.name} ({item.kind})")
+                    continue
+                if item.kind == "symlink":
+                    links[rel] = item.link
+                    if link_stays_inside(rel, item.link):
+                        found.add("symlink", f"{item.name} -> {item.link}")
+                    else:
+                        found.add("link_escape", f"{item.name} -> {item.link}")
+                    continue
+                if item.kind == "hardlink":
+                    try:
+                        source = member_path(item.link)
+                    except UnsafeArchiveError:
+                        source = None
+                    if source in files:
+                        found.add("hardlink", f"{item.name} => {item.link}")
+                    else:
+                        found.add("link_escape", f"{item.name} => {item.link}")
+                    continue
+                if item.kind != "file":
+                    continue
+                files.add(rel)
+                if item.size > limits.max_entry_bytes:
+                    found.add("oversize", f"{item.name} ({item.size} bytes)")
+                    complete = False
+                    break
+                declared += item.size
+                if declared > limits.max_total_bytes:
+                    found.add("oversize", f"total over {limits.max_total_bytes} bytes")
+                    complete = False
+                    break
+                if (
+                    item.compressed is not None
+                    and item.size > limits.ratio_min_bytes
+                    and item.size > limits.max_ratio * max(item.compressed, 1)
+                ):
+                    found.add("compression_bomb", f"{item.name} ({item.size}/{item.compressed})")
+                    continue  # do not inflate it
+                if declared > limits.ratio_min_bytes and declared > limits.max_ratio * compressed:
+                    found.add("compression_bomb", f"{declared} bytes from {compressed}")
+                    complete = False
+                    break
+                assert stream is not None
+                head = stream.read(HEAD)
+                body = head
+                kind = binary_kind(head, rel)
+                is_launcher = rel.endswith((".sh", ".desktop")) or head[:2] == b"#!"
+                while chunk := stream.read(1 << 20):
+                    if is_launcher and len(body) < LAUNCHER_MAX:
+                        body += chunk[: LAUNCHER_MAX - len(body)]
+                if is_launcher and item.size <= LAUNCHER_MAX:
+                    launchers.append(body.decode("utf-8", "replace"))
+                if kind == "archive":
+                    found.add("nested_archive", rel)
+                elif kind is not None:
+                    binaries.append((rel, kind))
+        except ArchiveError as exc:
+            found.add("corrupt", str(exc).split(": ", 1)[-1][:200])
+            complete = False
+
+    for name in links_escape(links):
+        found.add("link_escape", f"{name} -> {links[name]} (resolved through other links)")
+    executables = [p for p, k in binaries if k == "elf-exec"]
+    platform = platform or _guess_platform(names, executables)
+    for rel, kind in binaries:
+        if kind in ("pe", "macho"):
+            found.add("foreign_executable", f"{rel} ({kind})")
+        elif platform == "web" or (platform == "python" and kind == "elf-exec"):
+            found.add("unexpected_elf", rel)
+        elif platform == "python":
+            found.add("unexplained_binary", rel)
+    if platform == "native":
+        _explain_native(binaries, launchers, entry, found)
+
+    if rating_count is not None and rating_count > trusted_rating_count:
+        found.add("trusted", f"{rating_count} ratings")
+    signals = [Signal(n, SIGNALS[n][0], ev) for n, ev in found.found.items()]
+    signals.sort(key=lambda s: (-s.weight, s.name))
+    risk = sum(s.weight for s in signals)
+    return TriageReport(
+        archive=str(path),
+        platform=platform,
+        risk=risk,
+        policy=policy_for(risk),
+        signals=signals,
+        entries=count,
+        total_bytes=declared,
+        compressed_bytes=compressed,
+        complete=complete,
+        names=names,
+        executables=executables,
+    )
+
+
+def _explain_native(
+    binaries: list[tuple[str, str]], launchers: list[str], entry: str | None, found: _Findings
+) -> None:
+    """A native game's ELF executables must be its declared entry, named by a launcher script,
+    or -- with neither -- the archive's only executable. Libraries ride along with them."""
+    executables = [p for p, k in binaries if k == "elf-exec"]
+    entry_path = entry.split()[0].removeprefix("./") if entry and entry.split() else ""
+    explained: set[str] = set()
+    for rel in executables:
+        base = posixpath.basename(rel)
+        is_entry = bool(entry_path) and (rel == entry_path or rel.endswith("/" + entry_path))
+        launched = any(re.search(rf"(^|[/\s\"'=]){re.escape(base)}\b", t) for t in launchers)
+        if is_entry or launched:
+            explained.add(rel)
+    if not entry_path and not launchers and len(executables) == 1:
+        explained.add(executables[0])
+    for rel in executables:
+        if rel not in explained:
+            found.add("unexplained_binary", rel)
+    if not explained:
+        for rel, kind in binaries:
+            if kind == "elf-lib":
+                found.add("unexplained_binary", rel)

@@ -1,0 +1,14 @@
+"""Metadata and technical filter stages for every ingested game."""
+
+import sys
+
+from playsuite.catalog.curate import step_screen
+
+sys.stderr = open(snakemake.log[0], "w")  # noqa: SIM115
+
+step_screen(
+    snakemake.input.records,
+    snakemake.input.exclusions[0] if snakemake.input.exclusions else None,
+    snakemake.params.filters,
+    snakemake.output[0],
+)
