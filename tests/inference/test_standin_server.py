@@ -217,6 +217,7 @@ def test_video_request_with_json_schema_gets_schema_valid_json(standin):
         "messages": [user_message("judge this", videos=[video])],
         "temperature": 0,
         "seed": 41,
+        "mm_processor_kwargs": {"fps": 1},  # vLLM-specific fields pass through
         "response_format": {
             "type": "json_schema",
             "json_schema": {"name": "milestones", "schema": milestone_schema()},
