@@ -39,8 +39,8 @@ def play_targets():
 
 
 def judge_targets():
-    """Judgements and scores tables."""
-    return []
+    """Scores tables of every judge (rules/judge.smk): on once play_targets() lists episodes."""
+    return JUDGE_PLAN.scores_targets()
 
 
 def analysis_targets():

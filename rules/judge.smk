@@ -1,1 +1,55 @@
-# Judging: milestones from episode videos, levels, scores tables.
+# Judging: milestones from episode videos, progress levels, scores tables (docs/judging.md).
+# Judge jobs have the shape of play jobs: one job per (judge, corpus, preset, condition, shard of
+# games); a Video-LLM judge job runs one model server for its shard. Each job writes a judgement
+# per episode and a shard manifest (its one declared output); judge_scores collects the manifests.
+# Which shards exist is planned by playsuite.judge.plan from play_targets().
+
+from playsuite.judge.plan import JudgePlan
+
+JUDGE_PLAN = JudgePlan(config, REGISTRY, play_targets)
+
+
+wildcard_constraints:
+    shard="s[0-9]{4}",
+    preset="[a-z0-9][a-z0-9._-]*",
+    condition="k[0-9]+-hz[0-9.]+-[a-z][a-z0-9_]*",
+
+
+rule judge_shard:
+    input:
+        JUDGE_PLAN.episode_metas,
+    output:
+        manifest="results/judgements/{judge}/{corpus}/{preset}/{condition}/shards/{shard}.tsv",
+    log:
+        "results/logs/judge/{judge}/{corpus}/{preset}/{condition}/{shard}.log",
+    conda:
+        "../envs/playsuite.yaml"
+    resources:
+        gpu=JUDGE_PLAN.resource("gpu", 0),
+        cpus_per_task=JUDGE_PLAN.resource("cpus_per_task", 1),
+        mem_mb=JUDGE_PLAN.resource("mem_mb", 2000),
+        runtime=JUDGE_PLAN.resource("runtime", 60),
+    params:
+        judge="{judge}",
+        episodes=JUDGE_PLAN.episodes,
+        judgement_dir="results/judgements/{judge}/{corpus}/{preset}/{condition}",
+        catalogs=JUDGE_PLAN.catalogs(),
+        settings=JUDGE_PLAN.settings,
+    script:
+        "../workflow/scripts/judge_shard.py"
+
+
+rule judge_scores:
+    input:
+        manifests=JUDGE_PLAN.manifests,
+    output:
+        scores="results/scores/{judge}.tsv",
+    log:
+        "results/logs/judge/{judge}/scores.log",
+    conda:
+        "../envs/playsuite.yaml"
+    params:
+        families={name: p.family for name, p in REGISTRY.presets.items()},
+        genres=JUDGE_PLAN.genres,
+    script:
+        "../workflow/scripts/judge_scores.py"

@@ -26,6 +26,22 @@ from playsuite.judge.result import write_judgement
 from playsuite.judge.state_judge import judge_state
 from playsuite.registry import JudgePreset, load_registry
 
+#: The workflow's ``judge:`` settings when config.yaml leaves them out (docs/judging.md).
+WORKFLOW_DEFAULTS: dict[str, Any] = {
+    "shard_size": 50,  # episodes per judge job (one model server each)
+    "attempts": 3,  # answers asked per episode before recording a failed judgement
+    "state_where_probes": True,  # also run the state judge on games that declare probes
+    "vllm": "vllm",  # the command that starts vLLM on the judge nodes
+    "ready_timeout_s": 1800.0,  # model loading bound
+    "extra_body": {"mm_processor_kwargs": {"fps": 1}},  # per-request vLLM fields
+}
+
+
+def workflow_settings(config: dict[str, Any]) -> dict[str, Any]:
+    """``config["judge"]`` with defaults filled in."""
+    return {**WORKFLOW_DEFAULTS, **(config.get("judge") or {})}
+
+
 #: Judges that need no model: name -> function of an episode.
 LOCAL_JUDGES: dict[str, Callable[[Episode, str], dict[str, Any]]] = {
     "frame": judge_episode_frames,
@@ -174,3 +190,42 @@ def judge_shard(
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
     return counts
+
+
+MANIFEST_COLUMNS = ("game", "status", "level", "judgement", "episode_dir", "error")
+
+
+def run_shard_manifest(
+    name: str,
+    episode_dirs: Sequence[str | os.PathLike[str]],
+    judgement_dir: str | os.PathLike[str],
+    manifest: str | os.PathLike[str],
+    options: JudgeOptions | None = None,
+) -> dict[str, int]:
+    """Judge a shard's episodes into ``judgement_dir/{game}.json``, then write its manifest.
+
+    The manifest (TSV: game, status, level, judgement, episode_dir, error) is the shard job's one
+    declared output and is written last and atomically: its presence means the shard is done.
+    """
+    import csv
+
+    from playsuite.files import atomic_open, read_json
+
+    jobs = [(Path(d), Path(judgement_dir) / f"{Path(d).name}.json") for d in episode_dirs]
+    counts = judge_shard(name, jobs, options)
+    with atomic_open(manifest) as fh:
+        writer = csv.writer(fh, delimiter="\t", lineterminator="\n")
+        writer.writerow(MANIFEST_COLUMNS)
+        for episode_dir, out in sorted(jobs, key=lambda j: j[0].name):
+            obj = read_json(out)
+            error = " ".join(str(obj.get("error") or "").split())[:500]
+            level = obj.get("level", "")
+            writer.writerow([episode_dir.name, obj["status"], level, out, episode_dir, error])
+    return counts
+
+
+def read_shard_manifest(path: str | os.PathLike[str]) -> list[dict[str, str]]:
+    import csv
+
+    with open(path, encoding="utf-8", newline="") as fh:
+        return list(csv.DictReader(fh, delimiter="\t"))

@@ -1,0 +1,81 @@
+"""The judge rules in a copy of the workflow: fixture episodes -> shard jobs -> scores tables."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from tests.judge.synthetic import idle_script, playing_script, write_episode
+
+SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
+CORPUS = """\
+games:
+  - {id: toy-a, title: Toy A, source: local, package: toy, runtime: pygame, entry: a.py,
+     genre: Platformer, probes: {score: game.score, level: game.area}}
+  - {id: toy-b, title: Toy B, source: local, package: toy, runtime: pygame, entry: b.py,
+     genre: Puzzle}
+"""
+CONFIG = """\
+corpora: {test: {table: test_corpus.yaml}}
+presets: [random]
+conditions: [k0-hz0.33-base]
+judges: [frame]
+judge: {shard_size: 1}
+"""
+
+
+@pytest.mark.slow
+def test_judge_rules_make_scores_tables(repo: Path, tmp_path: Path) -> None:
+    work = tmp_path / "wf"
+    shutil.copytree(
+        repo,
+        work,
+        ignore=shutil.ignore_patterns(".venv", "results", ".snakemake", ".git", "*.egg-info"),
+    )
+    (work / "test_corpus.yaml").write_text(CORPUS)
+    (work / "test_config.yaml").write_text(CONFIG)
+    runs = work / "results/runs/test/random/k0-hz0.33-base"
+    write_episode(runs / "toy-a", playing_script())
+    write_episode(runs / "toy-b", idle_script(), status="crashed")
+    # Stand in for the play stage: its target function lists the two fixture episodes.
+    common = work / "rules/common.smk"
+    text = common.read_text()
+    marker = '    """Episode directories of every (corpus, preset, condition, game)."""\n'
+    assert marker in text
+    episodes = [
+        f"results/runs/test/random/k0-hz0.33-base/{g}/meta.json" for g in ("toy-a", "toy-b")
+    ]
+    common.write_text(text.replace(marker, marker + f"    return {episodes!r}\n", 1))
+
+    base = [SNAKEMAKE, "--configfile", "test_config.yaml"]
+    dry = subprocess.run(
+        [*base, "-n", "results/scores/frame.tsv", "results/scores/state.tsv"],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert dry.returncode == 0, dry.stderr
+    assert "judge_shard" in dry.stdout and "judge_scores" in dry.stdout
+    out = subprocess.run(
+        [*base, "--cores", "2", "results/scores/frame.tsv", "results/scores/state.tsv"],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    frame = pd.read_csv(work / "results/scores/frame.tsv", sep="\t").set_index("game")
+    assert list(frame.index) == ["toy-a", "toy-b"]
+    assert frame.at["toy-a", "level"] == 3 and frame.at["toy-a", "status"] == "ok"
+    assert frame.at["toy-b", "status"] == "crashed"  # kept, excluded from means downstream
+    assert frame.at["toy-a", "genre"] == "Platformer" and frame.at["toy-a", "family"] == "baseline"
+    state = pd.read_csv(work / "results/scores/state.tsv", sep="\t")
+    assert list(state["game"]) == ["toy-a"]  # only the game that declares probes
+    judgement = work / "results/judgements/frame/test/random/k0-hz0.33-base/toy-a.json"
+    assert judgement.exists()

@@ -1,0 +1,23 @@
+"""Judge one shard of episodes with one judge (one model server for VLM judges)."""
+
+import logging
+import sys
+
+from playsuite.judge.run import JudgeOptions, run_shard_manifest
+
+sys.stderr = open(snakemake.log[0], "w")  # noqa: SIM115
+logging.basicConfig(stream=sys.stderr, level=logging.INFO)
+
+p = snakemake.params
+options = JudgeOptions(
+    catalog=dict(p.catalogs),
+    attempts=int(p.settings["attempts"]),
+    extra_body=dict(p.settings["extra_body"]),
+    vllm=p.settings["vllm"],
+    server_log=str(snakemake.log[0]) + ".server",
+    ready_timeout_s=float(p.settings["ready_timeout_s"]),
+)
+counts = run_shard_manifest(
+    p.judge, p.episodes, p.judgement_dir, snakemake.output.manifest, options
+)
+print(f"judge {p.judge}: {counts}", file=sys.stderr)
