@@ -4,6 +4,7 @@
 from pathlib import Path
 
 from playsuite.config import Condition, load_validated
+from playsuite.plan import corpus_games, play_settings, shard_units
 from playsuite.registry import parse_registry
 
 REGISTRY = parse_registry(load_validated(config["models"], "models"))
@@ -13,6 +14,28 @@ for _preset in config["presets"]:
 for _judge in config["judges"]:
     REGISTRY.judge(_judge)
 CONDITIONS = {name: Condition.parse(name) for name in config["conditions"]}
+PLAY = play_settings(config)
+PLAY_UNITS = shard_units(config, REGISTRY)
+PLAY_UNIT_BY_KEY = {(u.corpus, u.preset, u.condition, u.shard): u for u in PLAY_UNITS}
+
+
+def play_unit(wc):
+    """The play shard (playsuite.plan.ShardUnit) named by a rule's wildcards."""
+    return PLAY_UNIT_BY_KEY[(wc.corpus, wc.preset, wc.condition, wc.shard)]
+
+
+def preset_resource(preset, name, default):
+    """A Slurm resource of a preset's jobs (models.yaml `resources`); CPU jobs for baselines."""
+    spec = REGISTRY.preset(preset)
+    return spec.resources.get(name, default) if spec.needs_server else default
+
+
+def corpus_of_game(game):
+    """The table of the first configured corpus that lists ``game``."""
+    for corpus, spec in config["corpora"].items():
+        if any(g.id == game for g in corpus_games(config, corpus)):
+            return spec["table"]
+    raise ValueError(f"game {game!r} is in no configured corpus")
 
 
 def catalog_targets():
@@ -34,8 +57,8 @@ def catalog_targets():
 
 
 def play_targets():
-    """Episode directories of every (corpus, preset, condition, game)."""
-    return []
+    """Shard manifests of every play job (each lists its episodes; see rules/play.smk)."""
+    return [unit.manifest for unit in PLAY_UNITS]
 
 
 def judge_targets():

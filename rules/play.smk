@@ -1,1 +1,75 @@
 # Play: acquire games, run episodes in shard jobs (one inference server per node).
+# A play job is one shard of one (corpus, preset, condition) run (playsuite.plan): it starts the
+# preset's model server on its node (none for baselines), plays the shard's games with W workers,
+# and writes the shard manifest as its one declared output. Episode directories
+# results/runs/{corpus}/{preset}/{condition}/{game}/ are written beside it, each atomically; a
+# rerun plays only the games without a finished episode.
+
+
+wildcard_constraints:
+    shard="s[0-9]{4}",
+    preset="[a-z0-9][a-z0-9._-]*",
+    condition="k[0-9]+-hz[0-9.]+-[a-z][a-z0-9_]*",
+    corpus="[a-z0-9][a-z0-9_-]*",
+    game="[a-z0-9]+(-[a-z0-9]+)*",
+
+
+rule acquire_game:
+    input:
+        catalog=lambda wc: corpus_of_game(wc.game),
+    output:
+        "results/games/{game}/acquired.json",
+    log:
+        "results/logs/acquire/{game}.log",
+    benchmark:
+        "results/benchmarks/acquire/{game}.tsv"
+    conda:
+        "../envs/playsuite.yaml"
+    params:
+        games_dir="results/games",
+    script:
+        "../workflow/scripts/acquire_game.py"
+
+
+rule play_shard:
+    input:
+        catalog=lambda wc: config["corpora"][wc.corpus]["table"],
+        acquired=lambda wc: [
+            f"results/games/{game}/acquired.json" for game in play_unit(wc).games
+        ],
+    output:
+        manifest="results/runs/{corpus}/{preset}/{condition}/shards/{shard}.tsv",
+    log:
+        "results/logs/play/{corpus}/{preset}/{condition}/{shard}.log",
+    benchmark:
+        "results/benchmarks/play/{corpus}/{preset}/{condition}/{shard}.tsv"
+    conda:
+        "../envs/playsuite.yaml"
+    threads: PLAY["workers"]
+    resources:
+        gpu=lambda wc: REGISTRY.preset(wc.preset).gpus,
+        cpus_per_task=lambda wc: preset_resource(
+            wc.preset, "cpus_per_task", PLAY["workers"]
+        ),
+        mem_mb=lambda wc: preset_resource(wc.preset, "mem_mb", 4000 * PLAY["workers"]),
+        runtime=lambda wc: preset_resource(wc.preset, "runtime", 120),
+    params:
+        games=lambda wc: ",".join(play_unit(wc).games),
+        steps=lambda wc: (
+            f"--steps {PLAY['steps']}" if PLAY["steps"] is not None else ""
+        ),
+        workers=PLAY["workers"],
+        wall_timeout=PLAY["wall_timeout_s"],
+        seed=config.get("seed", 0),
+        models=config["models"],
+    shell:
+        "playsuite play-shard --corpus {wildcards.corpus} --catalog {input.catalog}"
+        " --preset {wildcards.preset} --condition {wildcards.condition}"
+        " --shard {wildcards.shard} --games {params.games} --workers {params.workers}"
+        " {params.steps} --wall-timeout {params.wall_timeout} --seed {params.seed}"
+        " --models {params.models}"
+        " --runs-dir results/runs/{wildcards.corpus}/{wildcards.preset}/{wildcards.condition}"
+        " --games-dir results/games --manifest {output.manifest}"
+        " --log-dir results/logs/play/{wildcards.corpus}/{wildcards.preset}/{wildcards.condition}"
+        " --costs results/costs/{wildcards.corpus}/{wildcards.preset}/{wildcards.condition}/{wildcards.shard}.tsv"
+        " > {log} 2>&1"

@@ -90,19 +90,16 @@ def _play(args: argparse.Namespace) -> int:
 
 def _play_shard(args: argparse.Namespace) -> int:
     from playsuite.harness.node import ServerSettings, ShardJob, run_shard
-    from playsuite.harness.shards import shard_games
 
     games = load_corpus(args.catalog)
-    shards = shard_games(games, args.shard_size)
-    if args.shard not in shards:
-        raise ValueError(f"no shard {args.shard!r}; this corpus has {', '.join(shards)}")
+    shard_games = [find_game(games, gid) for gid in args.games.split(",") if gid]
     registry = load_registry(args.models) if args.models else load_registry()
     server = ServerSettings(argv=json.loads(args.server_argv) if args.server_argv else None)
     job = ShardJob(
         corpus=args.corpus,
         preset=registry.preset(args.preset),
         condition=Condition.parse(args.condition),
-        games=shards[args.shard],
+        games=shard_games,
         runs_dir=Path(args.runs_dir),
         games_dir=Path(args.games_dir),
         workers=args.workers,
@@ -135,8 +132,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--catalog", required=True, help="corpus table")
     s.add_argument("--preset", required=True)
     s.add_argument("--condition", required=True)
-    s.add_argument("--shard", required=True, help="shard key, e.g. s0000")
-    s.add_argument("--shard-size", type=int, required=True)
+    s.add_argument("--shard", required=True, help="shard key recorded in cost records")
+    s.add_argument("--games", required=True, help="comma-separated game ids of the shard")
     s.add_argument("--workers", type=int, default=8)
     s.add_argument("--steps", type=int, help="stop after N agent steps (default: paper caps)")
     s.add_argument("--runs-dir", required=True, help="results/runs/{corpus}/{preset}/{condition}")

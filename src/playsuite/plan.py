@@ -1,0 +1,93 @@
+"""What the workflow plays: every (corpus, preset, condition) run, its games, and its shards.
+
+The main runs are every configured corpus × preset × condition over all of a corpus's games; each
+ablation (``config/ablations/*.yaml``) adds its own conditions on its presets and a seeded game
+subset. A run's games are cut into shards of ``play.shard_size``: one shard is one job (one model
+server, W game workers). Play and judge jobs share these shards, and ``snakemake -n`` only ever
+sees shards, which keeps the paper's DAG small. This module sits above the harness and the
+analysis (it reads ablation files) and is used by the workflow and the command line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from playsuite.analysis.ablations import ablation_plan, load_ablation
+from playsuite.catalog.corpus import GameEntry, load_corpus
+from playsuite.harness.shards import shard_key
+from playsuite.registry import Registry
+
+PLAY_DEFAULTS: dict[str, Any] = {
+    "shard_size": 64,
+    "workers": 8,
+    "steps": None,  # None: the paper's caps (300 s of game time; 10,000 frames for pygame)
+    "wall_timeout_s": 3600,
+}
+
+
+@dataclass(frozen=True)
+class ShardUnit:
+    """One play (and judge) job: a shard of one run."""
+
+    corpus: str
+    preset: str
+    condition: str
+    shard: str
+    games: tuple[str, ...]
+
+    @property
+    def run_dir(self) -> str:
+        return f"results/runs/{self.corpus}/{self.preset}/{self.condition}"
+
+    @property
+    def manifest(self) -> str:
+        return f"{self.run_dir}/shards/{self.shard}.tsv"
+
+
+def play_settings(config: Mapping[str, Any]) -> dict[str, Any]:
+    return {**PLAY_DEFAULTS, **(config.get("play") or {})}
+
+
+@cache
+def _corpus(table: str) -> tuple[GameEntry, ...]:
+    return tuple(load_corpus(table))
+
+
+def corpus_games(config: Mapping[str, Any], corpus: str) -> tuple[GameEntry, ...]:
+    return _corpus(str(config["corpora"][corpus]["table"]))
+
+
+def run_games(
+    config: Mapping[str, Any], registry: Registry
+) -> dict[tuple[str, str, str], list[str]]:
+    """``{(corpus, preset, condition): sorted game ids}`` for the main runs and every ablation."""
+    runs: dict[tuple[str, str, str], set[str]] = {}
+    ids = {c: [g.id for g in corpus_games(config, c)] for c in config["corpora"]}
+    for corpus, games in ids.items():
+        for preset in config["presets"]:
+            for condition in config["conditions"]:
+                runs.setdefault((corpus, preset, condition), set()).update(games)
+    for path in (config.get("analysis") or {}).get("ablations") or []:
+        ablation = load_ablation(path)
+        for corpus, preset, condition, games in ablation_plan(
+            ablation, ids, list(config["presets"]), registry
+        ):
+            runs.setdefault((corpus, preset, condition), set()).update(games)
+    return {key: sorted(games) for key, games in sorted(runs.items())}
+
+
+def shard_units(config: Mapping[str, Any], registry: Registry) -> list[ShardUnit]:
+    """Every shard job of the plan, in a stable order."""
+    size = int(play_settings(config)["shard_size"])
+    units = []
+    for (corpus, preset, condition), games in run_games(config, registry).items():
+        for i in range(0, len(games), size):
+            units.append(
+                ShardUnit(
+                    corpus, preset, condition, shard_key(i // size), tuple(games[i : i + size])
+                )
+            )
+    return units
