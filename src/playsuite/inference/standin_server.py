@@ -9,13 +9,14 @@ judge and the harness run their real code against it. Its answers come from a ba
 ``response_format`` ``json_schema`` requests, from a minimal instance of the requested schema. It
 never looks at the images: nothing it says is a model's judgement.
 
-It can also misbehave on purpose, to test recovery paths: wait before binding (``--startup-delay``,
-like a model loading), answer slowly (``--latency``), exit abruptly (``--crash-after``), hang
-(``--stall-after``), ignore SIGTERM (``--ignore-sigterm``), or answer invalid JSON to the first
-schema requests (``--invalid-json-first``). It is also the load generator's server for
-``benchmarks/inference_client.py``.
+It can also misbehave on purpose, to test recovery paths: refuse connections for a while
+(``--startup-delay``: the socket is bound but not listening, as vLLM's is while the model loads),
+answer slowly (``--latency``), exit abruptly (``--crash-after``), hang (``--stall-after``), ignore
+SIGTERM (``--ignore-sigterm``), or answer invalid JSON to the first schema requests
+(``--invalid-json-first``). It is also the server behind ``benchmarks/inference_client.py``.
 
-Standard library only, so it starts in a few tens of milliseconds::
+Standard library only at startup (the random baseline is imported in the background after the
+socket listens), so it is ready in a fraction of a second::
 
     python -m playsuite.inference.standin_server --uds /tmp/m.sock --latency 0.2
 """
@@ -567,7 +568,7 @@ class _UnixHTTPServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer
 
     def __init__(self, path: str, state: StandInState) -> None:
         self.state = state
-        super().__init__(path, _Handler)
+        super().__init__(path, _Handler, bind_and_activate=False)
 
 
 def _remove_stale_socket(path: str) -> None:
@@ -584,16 +585,23 @@ def _remove_stale_socket(path: str) -> None:
         probe.close()
 
 
-def serve(uds: str, behaviour: Behaviour, ready: Callable[[], None] | None = None) -> None:
-    """Bind ``uds`` and serve until SIGTERM/SIGINT (or until the process is killed)."""
+def serve(uds: str, behaviour: Behaviour, startup_delay_s: float = 0.0) -> None:
+    """Serve on ``uds`` until SIGTERM/SIGINT (or until the process is killed).
+
+    Like vLLM, the socket is bound first and listened on only once the "model" is loaded: during
+    ``startup_delay_s`` the socket file exists but connections are refused.
+    """
     _remove_stale_socket(uds)
     server = _UnixHTTPServer(uds, StandInState(behaviour))
-    if behaviour.policy == "random":  # load the baseline now, but off the startup path
-        threading.Thread(target=_random_sampler, daemon=True).start()
-    sys.stderr.write(f"standin: serving {behaviour.model!r} on unix:{uds}\n")
-    if ready:
-        ready()
     try:
+        server.server_bind()
+        if startup_delay_s > 0:
+            sys.stderr.write(f"standin: loading (simulated, {startup_delay_s:g} s)\n")
+            time.sleep(startup_delay_s)
+        server.server_activate()
+        if behaviour.policy == "random":  # load the baseline now, but off the startup path
+            threading.Thread(target=_random_sampler, daemon=True).start()
+        sys.stderr.write(f"standin: serving {behaviour.model!r} on unix:{uds}\n")
         server.serve_forever(poll_interval=0.2)
     finally:
         server.server_close()
@@ -612,7 +620,7 @@ def build_arg_parser() -> argparse.ArgumentParser:
     p.add_argument("--policy", choices=("random", "explorer"), default="random")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--latency", type=float, default=0.0, help="seconds per chat answer")
-    p.add_argument("--startup-delay", type=float, default=0.0, help="seconds before binding")
+    p.add_argument("--startup-delay", type=float, default=0.0, help="seconds before listening")
     p.add_argument("--crash-after", type=int, help="exit abruptly on chat request N+1")
     p.add_argument("--stall-after", type=int, help="hang on chat request N+1 and after")
     p.add_argument("--invalid-json-first", type=int, default=0, help="invalid schema answers")
@@ -642,10 +650,7 @@ def main(argv: list[str] | None = None) -> int:
 
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, signal.SIG_IGN if args.ignore_sigterm else stop)
-    if args.startup_delay > 0:
-        sys.stderr.write(f"standin: loading (simulated, {args.startup_delay:g} s)\n")
-        time.sleep(args.startup_delay)
-    serve(args.uds, behaviour)
+    serve(args.uds, behaviour, args.startup_delay)
     return 0
 
 
