@@ -1,0 +1,37 @@
+"""`playsuite serve`: print a preset's command; run the stand-in under its name until SIGTERM."""
+
+from __future__ import annotations
+
+import shlex
+import signal
+import subprocess
+import sys
+
+from playsuite.cli import main
+from playsuite.inference import InferenceClient
+
+
+def test_print_command(capsys):
+    assert main(["serve", "qwen3-vl-8b", "--uds", "/tmp/m.sock", "--print-command"]) == 0
+    argv = shlex.split(capsys.readouterr().out)
+    assert argv[:3] == ["vllm", "serve", "Qwen/Qwen3-VL-8B-Instruct"]
+    assert argv[argv.index("--limit-mm-per-prompt") + 1] == '{"image":4}'
+
+
+def test_baseline_and_unknown_presets_are_errors(capsys):
+    assert main(["serve", "random", "--uds", "/tmp/m.sock", "--print-command"]) == 2
+    assert main(["serve", "nope", "--uds", "/tmp/m.sock", "--print-command"]) == 2
+    assert "unknown preset or judge 'nope'" in capsys.readouterr().err
+
+
+def test_standin_serves_until_sigterm(sock_dir):
+    uds = str(sock_dir / "cli.sock")
+    cmd = [sys.executable, "-m", "playsuite.cli", "serve", "qwen3-vl-4b", "--uds", uds, "--standin"]
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True) as proc:
+        line = proc.stdout.readline()
+        assert line.startswith("ready: qwen3-vl-4b"), line
+        with InferenceClient(uds, "qwen3-vl-4b") as client:
+            assert client.chat([{"role": "user", "content": "x"}]).text.startswith("Observation")
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=20) == 0
+    assert "standin: stopped" in (sock_dir / "cli.sock.log").read_text()
