@@ -10,14 +10,14 @@ JUDGE_PLAN = JudgePlan(config, REGISTRY, play_targets)
 
 
 wildcard_constraints:
-    shard="s[0-9]{4}",
+    shard="[se][0-9]{4}",
     preset="[a-z0-9][a-z0-9._-]*",
     condition="k[0-9]+-hz[0-9.]+-[a-z][a-z0-9_]*",
 
 
 rule judge_shard:
     input:
-        JUDGE_PLAN.episode_metas,
+        JUDGE_PLAN.inputs,
     output:
         manifest="results/judgements/{judge}/{corpus}/{preset}/{condition}/shards/{shard}.tsv",
     log:
@@ -32,6 +32,7 @@ rule judge_shard:
     params:
         judge="{judge}",
         episodes=JUDGE_PLAN.episodes,
+        play_manifest=JUDGE_PLAN.play_manifest,
         judgement_dir="results/judgements/{judge}/{corpus}/{preset}/{condition}",
         catalogs=JUDGE_PLAN.catalogs(),
         settings=JUDGE_PLAN.settings,

@@ -25,7 +25,6 @@ corpora: {test: {table: test_corpus.yaml}}
 presets: [random]
 conditions: [k0-hz0.33-base]
 judges: [frame]
-judge: {shard_size: 1}
 """
 
 
@@ -42,15 +41,17 @@ def test_judge_rules_make_scores_tables(repo: Path, tmp_path: Path) -> None:
     runs = work / "results/runs/test/random/k0-hz0.33-base"
     write_episode(runs / "toy-a", playing_script())
     write_episode(runs / "toy-b", idle_script(), status="crashed")
-    # Stand in for the play stage: its target function lists the two fixture episodes.
+    # Stand in for the play stage: one play shard whose manifest lists the two fixture episodes.
+    manifest = "results/runs/test/random/k0-hz0.33-base/shards/s0000.tsv"
+    rows = "".join(f"{g}\tok\t{runs / g}\n" for g in ("toy-a", "toy-b"))
+    (work / manifest).parent.mkdir(parents=True)
+    (work / manifest).write_text("game\tstatus\tepisode_dir\n" + rows)
     common = work / "rules/common.smk"
     text = common.read_text()
-    marker = '    """Episode directories of every (corpus, preset, condition, game)."""\n'
-    assert marker in text
-    episodes = [
-        f"results/runs/test/random/k0-hz0.33-base/{g}/meta.json" for g in ("toy-a", "toy-b")
-    ]
-    common.write_text(text.replace(marker, marker + f"    return {episodes!r}\n", 1))
+    start = text.index("def play_targets():")
+    end = text.index("def judge_targets():")
+    stub = f"def play_targets():\n    return [{manifest!r}]\n\n\n"
+    common.write_text(text[:start] + stub + text[end:])
 
     base = [SNAKEMAKE, "--configfile", "test_config.yaml"]
     dry = subprocess.run(
@@ -63,7 +64,16 @@ def test_judge_rules_make_scores_tables(repo: Path, tmp_path: Path) -> None:
     assert dry.returncode == 0, dry.stderr
     assert "judge_shard" in dry.stdout and "judge_scores" in dry.stdout
     out = subprocess.run(
-        [*base, "--cores", "2", "results/scores/frame.tsv", "results/scores/state.tsv"],
+        [
+            *base,
+            "--cores",
+            "2",
+            "--allowed-rules",
+            "judge_shard",
+            "judge_scores",
+            "results/scores/frame.tsv",
+            "results/scores/state.tsv",
+        ],
         cwd=work,
         capture_output=True,
         text=True,

@@ -3,21 +3,28 @@
 import logging
 import sys
 
-from playsuite.judge.run import JudgeOptions, run_shard_manifest
+from playsuite.judge.run import (
+    JudgeOptions,
+    play_manifest_episodes,
+    probe_episodes,
+    run_shard_manifest,
+)
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: SIM115
 logging.basicConfig(stream=sys.stderr, level=logging.INFO)
 
 p = snakemake.params
+catalogs = dict(p.catalogs)
+episodes = list(p.episodes) or play_manifest_episodes(p.play_manifest)
+if p.judge == "state":
+    episodes = probe_episodes(episodes, catalogs)
 options = JudgeOptions(
-    catalog=dict(p.catalogs),
+    catalog=catalogs,
     attempts=int(p.settings["attempts"]),
     extra_body=dict(p.settings["extra_body"]),
     vllm=p.settings["vllm"],
     server_log=str(snakemake.log[0]) + ".server",
     ready_timeout_s=float(p.settings["ready_timeout_s"]),
 )
-counts = run_shard_manifest(
-    p.judge, p.episodes, p.judgement_dir, snakemake.output.manifest, options
-)
-print(f"judge {p.judge}: {counts}", file=sys.stderr)
+counts = run_shard_manifest(p.judge, episodes, p.judgement_dir, snakemake.output.manifest, options)
+print(f"judge {p.judge}: {len(episodes)} episodes, {counts}", file=sys.stderr)

@@ -1,16 +1,24 @@
 """Which judge jobs the workflow runs: shards of episodes per judge (used by rules/judge.smk).
 
 Kept out of the Snakefile so the rules stay declarative and the planning is testable. The plan
-is derived lazily from the play stage's targets (``play_targets()`` in rules/common.smk): an
-episode target ``results/runs/{corpus}/{preset}/{condition}/{game}[/meta.json]`` is judged by
-every configured judge, and by the ``state`` judge too when the game declares probes. Episodes
-are cut into shards of ``judge.shard_size`` games in game-id order.
+is derived lazily from the play stage's targets (``play_targets()`` in rules/common.smk), which
+come in two forms:
+
+- a play shard manifest ``results/runs/{corpus}/{preset}/{condition}/shards/{shard}.tsv``: the
+  judge shard is the same shard (same games, same key); its episodes are read from the manifest's
+  ``episode_dir`` column when the job runs, so the plan needs no game list;
+- an episode ``results/runs/{corpus}/{preset}/{condition}/{game}[/meta.json]``: episodes are cut
+  into shards of ``judge.shard_size`` games in game-id order.
+
+Every configured judge judges every episode; the ``state`` judge is added when a game of a
+played corpus declares probes, and judges only such games.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -21,7 +29,25 @@ EPISODE_TARGET = re.compile(
     r"^results/runs/(?P<corpus>[^/]+)/(?P<preset>[^/]+)/(?P<condition>[^/]+)/(?P<game>[^/]+)"
     r"(?:/meta\.json)?/?$"
 )
+PLAY_MANIFEST = re.compile(
+    r"^results/runs/(?P<corpus>[^/]+)/(?P<preset>[^/]+)/(?P<condition>[^/]+)/shards/"
+    r"(?P<shard>[^/]+)\.tsv$"
+)
 Unit = tuple[str, str, str, str, str]  # judge, corpus, preset, condition, shard
+
+
+@dataclass(frozen=True)
+class UnitSpec:
+    """A judge shard's inputs: a play manifest (episodes read at run time) or episode dirs."""
+
+    play_manifest: str | None = None
+    episodes: tuple[str, ...] = ()
+
+    @property
+    def inputs(self) -> list[str]:
+        if self.play_manifest:
+            return [self.play_manifest]
+        return [f"{d}/meta.json" for d in self.episodes]
 
 
 class JudgePlan:
@@ -42,34 +68,43 @@ class JudgePlan:
         return self._tables[corpus]
 
     @cached_property
-    def units(self) -> dict[Unit, list[str]]:
-        """``{(judge, corpus, preset, condition, shard): [game ids]}``."""
+    def probe_games(self) -> set[tuple[str, str]]:
+        """(corpus, game) of every configured game that declares probes."""
+        return {(c, g.id) for c in self.config["corpora"] for g in self.games(c) if g.probes}
+
+    @cached_property
+    def units(self) -> dict[Unit, UnitSpec]:
+        """``{(judge, corpus, preset, condition, shard): UnitSpec}``."""
+        manifests: dict[tuple[str, str, str, str], str] = {}
         episodes: dict[tuple[str, str, str], set[str]] = {}
         for path in self._play_targets():
-            match = EPISODE_TARGET.match(str(path))
-            if match:
-                key = (match["corpus"], match["preset"], match["condition"])
-                episodes.setdefault(key, set()).add(match["game"])
-        probes = {
-            (corpus, g.id)
-            for corpus in {k[0] for k in episodes}
-            for g in self.games(corpus)
-            if g.probes
-        }
+            path = str(path)
+            if match := PLAY_MANIFEST.match(path):
+                key = (match["corpus"], match["preset"], match["condition"], match["shard"])
+                manifests[key] = path
+            elif match := EPISODE_TARGET.match(path):
+                key3 = (match["corpus"], match["preset"], match["condition"])
+                episodes.setdefault(key3, set()).add(match["game"])
+        played = {k[0] for k in manifests} | {k[0] for k in episodes}
         judges = list(self.config["judges"])
+        probes = {pg for pg in self.probe_games if pg[0] in played}
         if self.settings["state_where_probes"] and probes and "state" not in judges:
             judges.append("state")
         size = int(self.settings["shard_size"])
-        out: dict[Unit, list[str]] = {}
+        out: dict[Unit, UnitSpec] = {}
         for judge in judges:
+            for (corpus, preset, condition, shard), manifest in sorted(manifests.items()):
+                out[(judge, corpus, preset, condition, shard)] = UnitSpec(play_manifest=manifest)
             for (corpus, preset, condition), games in sorted(episodes.items()):
                 if judge == "state":
                     games = {g for g in games if (corpus, g) in probes}
                 ordered = sorted(games)
+                base = f"results/runs/{corpus}/{preset}/{condition}"
                 for i in range(0, len(ordered), size):
-                    out[(judge, corpus, preset, condition, f"s{i // size:04d}")] = ordered[
-                        i : i + size
-                    ]
+                    dirs = tuple(f"{base}/{g}" for g in ordered[i : i + size])
+                    out[(judge, corpus, preset, condition, f"e{i // size:04d}")] = UnitSpec(
+                        episodes=dirs
+                    )
         return out
 
     # -- what the rules ask ---------------------------------------------------------------------
@@ -77,13 +112,17 @@ class JudgePlan:
     def scores_targets(self) -> list[str]:
         return sorted({f"results/scores/{unit[0]}.tsv" for unit in self.units})
 
-    def episodes(self, wc: Any) -> list[str]:
-        base = f"results/runs/{wc.corpus}/{wc.preset}/{wc.condition}"
-        games = self.units[(wc.judge, wc.corpus, wc.preset, wc.condition, wc.shard)]
-        return [f"{base}/{game}" for game in games]
+    def spec(self, wc: Any) -> UnitSpec:
+        return self.units[(wc.judge, wc.corpus, wc.preset, wc.condition, wc.shard)]
 
-    def episode_metas(self, wc: Any) -> list[str]:
-        return [f"{d}/meta.json" for d in self.episodes(wc)]
+    def inputs(self, wc: Any) -> list[str]:
+        return self.spec(wc).inputs
+
+    def episodes(self, wc: Any) -> list[str]:
+        return list(self.spec(wc).episodes)
+
+    def play_manifest(self, wc: Any) -> str:
+        return self.spec(wc).play_manifest or ""
 
     def manifests(self, wc: Any) -> list[str]:
         return [

@@ -25,6 +25,7 @@ OK = "ok"
 FAILED = "failed"  # the judge ran but gave no valid answer
 NO_VIDEO = "no_video"  # the episode has no video to judge (e.g. the game never launched)
 NO_PROBES = "no_probes"  # the state judge found no probe values in the trace
+NO_EPISODE = "no_episode"  # the episode directory is missing or unreadable
 
 
 def empty_milestones() -> dict[str, Any]:

@@ -20,9 +20,9 @@ from typing import Any
 from playsuite.catalog.corpus import GameEntry, find_game, load_corpus
 from playsuite.config import ConfigError
 from playsuite.judge.context import game_context, load_prompt, read_readme
-from playsuite.judge.episode import Episode, load_episode
+from playsuite.judge.episode import Episode, EpisodeError, load_episode
 from playsuite.judge.frame_judge import judge_episode_frames
-from playsuite.judge.result import write_judgement
+from playsuite.judge.result import NO_EPISODE, failed, write_judgement
 from playsuite.judge.state_judge import judge_state
 from playsuite.registry import JudgePreset, load_registry
 
@@ -149,7 +149,12 @@ def judge_shard(
 
     if preset.kind == "local":
         for episode_dir, out_path in jobs:
-            record(out_path, LOCAL_JUDGES[name](load_episode(episode_dir), name))
+            try:
+                episode = load_episode(episode_dir)
+            except EpisodeError as exc:
+                record(out_path, failed(name, NO_EPISODE, str(exc)))
+                continue
+            record(out_path, LOCAL_JUDGES[name](episode, name))
         return counts
 
     from playsuite.judge.vlm_judge import JudgeItem
@@ -158,7 +163,11 @@ def judge_shard(
     items = []
     outputs = {}
     for episode_dir, out_path in jobs:
-        episode = load_episode(episode_dir)
+        try:
+            episode = load_episode(episode_dir)
+        except EpisodeError as exc:
+            record(out_path, failed(name, NO_EPISODE, str(exc)))
+            continue
         key = str(episode_dir)
         items.append(JudgeItem(key, episode, episode_context(episode, options)))
         outputs[key] = out_path
@@ -229,3 +238,27 @@ def read_shard_manifest(path: str | os.PathLike[str]) -> list[dict[str, str]]:
 
     with open(path, encoding="utf-8", newline="") as fh:
         return list(csv.DictReader(fh, delimiter="\t"))
+
+
+def play_manifest_episodes(path: str | os.PathLike[str]) -> list[str]:
+    """Episode directories a play shard manifest lists (its ``episode_dir`` column)."""
+    import csv
+
+    run_dir = Path(path).parent.parent
+    with open(path, encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh, delimiter="\t"))
+    return [row.get("episode_dir") or str(run_dir / row["game"]) for row in rows]
+
+
+def probe_episodes(episode_dirs: Sequence[str], catalogs: dict[str, str]) -> list[str]:
+    """The episodes whose game declares probes (what the state judge can judge)."""
+    keep = []
+    tables: dict[str, set[str]] = {}
+    for d in episode_dirs:
+        corpus, game = Path(d).parts[-4], Path(d).name
+        if corpus not in tables:
+            table = catalogs.get(corpus)
+            tables[corpus] = {g.id for g in load_corpus(table) if g.probes} if table else set()
+        if game in tables[corpus]:
+            keep.append(d)
+    return keep
