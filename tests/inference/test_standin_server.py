@@ -4,16 +4,36 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+import tempfile
+from pathlib import Path
 
 import httpx
 import jsonschema
 import numpy as np
 import pytest
 
-from playsuite.inference import image_data_url, user_message, video_data_url
+from playsuite.inference import (
+    VLLMServer,
+    image_data_url,
+    standin_argv,
+    user_message,
+    video_data_url,
+)
 from playsuite.inference.standin_server import RequestError, minimal_instance, png_size
 from playsuite.judge.levels import progress_level
 from playsuite.judge.schema import milestone_schema, validate_milestones
+
+
+@pytest.fixture(scope="module")
+def default_server():
+    """One stand-in with default options for the tests that only read from it."""
+    directory = Path(tempfile.mkdtemp(prefix="psi-", dir="/tmp"))
+    uds = str(directory / "m.sock")
+    server = VLLMServer(standin_argv(uds), uds, ready_timeout_s=20, poll_interval_s=0.05)
+    yield server.start()
+    server.stop()
+    shutil.rmtree(directory, ignore_errors=True)
 
 
 def _http(server) -> httpx.Client:
@@ -71,8 +91,8 @@ def test_health_models_and_unknown_paths(standin):
         assert http.get("/v2/nothing").status_code == 404
 
 
-def test_chat_answer_has_openai_shape_and_standard_format(standin):
-    server = standin()
+def test_chat_answer_has_openai_shape_and_standard_format(default_server):
+    server = default_server
     with _http(server) as http:
         reply = _chat(http, seed=5, max_tokens=512)
     assert reply.status_code == 200
@@ -101,8 +121,8 @@ def test_explorer_cycles_keys_and_clicks_the_centre(standin):
     assert actions == ["enter", "space", "hold:right:1.0", "hold:up:1.0", "click:20,15"]
 
 
-def test_seeded_requests_are_reproducible(standin):
-    server = standin()
+def test_seeded_requests_are_reproducible(default_server):
+    server = default_server
     with _http(server) as http:
         texts = {
             seed: _chat(http, seed=seed).json()["choices"][0]["message"]["content"]
@@ -116,8 +136,8 @@ def test_seeded_requests_are_reproducible(standin):
 _ABSOLUTE = re.compile(r"(?i)\b(?:click|rightclick|move):\s*(\d+),\s*(\d+)")
 
 
-def test_pointer_actions_stay_inside_the_png_the_request_carried(standin):
-    server = standin(seed=1)
+def test_pointer_actions_stay_inside_the_png_the_request_carried(default_server):
+    server = default_server
     message = user_message("play", images=[_png(40, 30)])
     assert png_size(_png(40, 30)) == (40, 30)
     points = []
@@ -188,8 +208,8 @@ def test_pointer_actions_stay_inside_the_png_the_request_carried(standin):
         ({"model": "other"}, 404, "does not exist"),
     ],
 )
-def test_malformed_requests_are_refused_like_vllm(standin, body, status, needle):
-    server = standin()
+def test_malformed_requests_are_refused_like_vllm(default_server, body, status, needle):
+    server = default_server
     with _http(server) as http:
         reply = _chat(http, **body)
     assert reply.status_code == status
@@ -229,8 +249,8 @@ def test_video_request_with_json_schema_gets_schema_valid_json(standin):
     validate_milestones(json.loads(reply.json()["choices"][0]["message"]["content"]))
 
 
-def test_max_tokens_truncates_with_finish_reason_length(standin):
-    server = standin()
+def test_max_tokens_truncates_with_finish_reason_length(default_server):
+    server = default_server
     with _http(server) as http:
         data = _chat(http, max_tokens=3).json()
     assert data["choices"][0]["finish_reason"] == "length"
