@@ -30,6 +30,7 @@ def atomic_path(target: str | os.PathLike[str], suffix: str = "") -> Iterator[Pa
     )
     os.close(fd)
     tmp_path = Path(tmp)
+    os.chmod(tmp_path, 0o644)  # mkstemp creates 0600; results are meant to be shared
     try:
         yield tmp_path
         with open(tmp_path, "rb+") as fh:

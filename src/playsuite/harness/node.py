@@ -14,7 +14,6 @@ exit non-zero, and is played on the next attempt.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import multiprocessing as mp
 import os
 import queue
@@ -36,6 +35,7 @@ from playsuite.files import atomic_open, read_json
 from playsuite.harness.episode import EpisodeLimits, EpisodeSpec, InfrastructureError, run_episode
 from playsuite.harness.manifest import EpisodeSummary, write_manifest
 from playsuite.harness.recorder import META_NAME, episode_finished
+from playsuite.processes import die_with_parent
 from playsuite.registry import Preset
 
 #: Video frame rate per runtime: pygame games are recorded at the paper's 30 fps; browser and
@@ -78,14 +78,6 @@ class ShardJob:
         if self.single_episode_dir is not None:
             return self.single_episode_dir
         return self.runs_dir / game_id
-
-
-def _set_parent_death_signal() -> None:
-    """Die with the node runner, even on ``kill -9`` of the runner (Linux prctl)."""
-    with contextlib.suppress(OSError, AttributeError):
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        pr_set_pdeathsig = 1
-        libc.prctl(pr_set_pdeathsig, signal.SIGKILL)
 
 
 def summary_of(job: ShardJob, game_id: str, meta: dict[str, Any]) -> EpisodeSummary:
@@ -131,7 +123,7 @@ def _readme_text(job: ShardJob, game: GameEntry) -> str | None:
 def _worker_main(
     worker: int, job: ShardJob, tasks: Any, events: Any, uds: str | None
 ) -> None:  # runs in a child process
-    _set_parent_death_signal()
+    die_with_parent()  # even a kill -9 of the runner takes its workers down
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
     from playsuite.runtimes.base import RuntimeOptions
     from playsuite.runtimes.factory import make_runtime
@@ -155,7 +147,7 @@ def _worker_main(
                 condition=job.condition,
                 out_dir=job.episode_dir(game.id),
                 runtime_options=RuntimeOptions(
-                    workdir=workdir, game_dir=job.games_dir / game.id, video_fps=fps
+                    workdir=workdir, game_dir=job.games_dir / game.id / "files", video_fps=fps
                 ),
                 limits=limits,
                 base_seed=job.base_seed,

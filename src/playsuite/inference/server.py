@@ -31,6 +31,7 @@ from typing import Any
 import httpx
 
 from playsuite.inference.command import vllm_serve_argv
+from playsuite.processes import die_with_parent
 
 #: Linux's limit on a Unix socket path (``sun_path`` is 108 bytes including the final NUL).
 MAX_UDS_PATH_BYTES = 107
@@ -260,6 +261,7 @@ class VLLMServer:
                     env=self.env,
                     cwd=self.cwd,
                     start_new_session=True,  # own process group: stop() reaches every child
+                    preexec_fn=die_with_parent,  # and a killed node job takes its server along
                 )
             except OSError as exc:
                 raise ServerStartError(f"cannot run {self.argv[0]!r}: {exc}") from exc

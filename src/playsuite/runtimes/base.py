@@ -57,7 +57,7 @@ class RuntimeOptions:
     """Per-run settings the harness passes to every runtime."""
 
     workdir: Path  # private scratch for this run (HOME, logs); created by the caller
-    game_dir: Path  # where the acquired game lives (read-only inside the sandbox)
+    game_dir: Path  # the acquired game's files, {games_dir}/{id}/files (read-only in the sandbox)
     seed: int = 0
     video_fps: float = 30.0
     launch_timeout_s: float = 60.0

@@ -1,0 +1,267 @@
+"""The play half end to end on real pygame games: one episode, a node job, a kill and a rerun."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import av
+import pytest
+import yaml
+
+from playsuite.catalog.acquire import acquire
+from playsuite.catalog.corpus import load_corpus
+from playsuite.config import Condition
+from playsuite.harness.cli import limits_for
+from playsuite.harness.manifest import read_manifest
+from playsuite.harness.node import ServerSettings, ShardJob, run_shard
+from playsuite.inference.command import standin_argv
+from playsuite.registry import load_registry
+
+REPO = Path(__file__).resolve().parents[2]
+PLAYSUITE = str(Path(sys.executable).with_name("playsuite"))
+TRACE_FIELDS = {"step", "t_game", "frame", "response", "actions", "invalid", "latency_s"}
+META_FIELDS = {
+    "game",
+    "preset",
+    "condition",
+    "seed",
+    "versions",
+    "status",
+    "error",
+    "launch_s",
+    "wall_s",
+    "model_s",
+    "steps",
+    "frames",
+}
+
+
+def probe_row(game_id: str, *args: str) -> dict:
+    return {
+        "id": game_id,
+        "title": "Probe game",
+        "source": "local",
+        "package": str(REPO / "tests" / "fixtures" / "probe_game"),
+        "runtime": "pygame",
+        "entry": "main.py",
+        "args": list(args),
+        "controls": "Arrow keys move the square, Space scores a point.",
+    }
+
+
+@pytest.fixture
+def catalog(tmp_path: Path) -> Path:
+    rows = [
+        probe_row("probe-a"),
+        probe_row("probe-b"),
+        probe_row("crasher", "--crash-after", "100"),
+    ]
+    path = tmp_path / "games.yaml"
+    path.write_text(yaml.safe_dump({"games": rows}))
+    return path
+
+
+@pytest.fixture
+def games_dir(tmp_path: Path, catalog: Path) -> Path:
+    out = tmp_path / "games"
+    for game in load_corpus(catalog):
+        acquire(game, out)
+    return out
+
+
+def video_seconds(path: Path) -> float:
+    with av.open(str(path)) as container:
+        stream = container.streams.video[0]
+        frames = sum(1 for _ in container.decode(stream))
+        return frames / float(stream.average_rate)
+
+
+def check_episode(out: Path, steps: int) -> dict:
+    meta = json.loads((out / "meta.json").read_text())
+    assert set(meta) >= META_FIELDS, META_FIELDS - set(meta)
+    assert meta["status"] == "ok", meta["error"]
+    assert meta["steps"] == steps
+    trace = [json.loads(line) for line in (out / "trace.jsonl").read_text().splitlines()]
+    assert len(trace) == steps
+    for record in trace:
+        assert set(record) >= TRACE_FIELDS
+    assert [r["t_game"] for r in trace] == pytest.approx([3.0 * i for i in range(steps)])
+    assert video_seconds(out / "episode.mp4") == pytest.approx(meta["t_game"], abs=1e-6)
+    assert meta["t_game"] == pytest.approx(3.0 * steps)
+    return meta
+
+
+@pytest.mark.games
+def test_play_command_records_a_real_game(tmp_path: Path) -> None:
+    out = tmp_path / "episode"
+    result = subprocess.run(
+        [
+            PLAYSUITE,
+            "play",
+            "--game",
+            "funnyboat",
+            "--agent",
+            "explorer",
+            "--steps",
+            "3",
+            "--out",
+            str(out),
+            "--games-dir",
+            str(REPO / "results" / "test-cache" / "games"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=REPO,
+    )
+    assert result.returncode == 0, result.stderr
+    meta = check_episode(out, 3)
+    assert meta["video_fps"] == 30 and meta["frames"] == 270
+    assert meta["screen"] == [400, 300]
+
+
+def shard_job(tmp_path: Path, catalog: Path, games_dir: Path, preset: str, **kw) -> ShardJob:
+    registry = load_registry()
+    return ShardJob(
+        corpus="test",
+        preset=registry.preset(preset),
+        condition=Condition.parse("k3-hz0.33-base"),
+        games=load_corpus(catalog),
+        runs_dir=tmp_path / "runs",
+        games_dir=games_dir,
+        workers=2,
+        limits_by_runtime=limits_for(4, 300),
+        live=False,
+        **kw,
+    )
+
+
+def test_node_runner_survives_a_crashing_game_and_a_server_crash(
+    tmp_path: Path, catalog: Path, games_dir: Path
+) -> None:
+    # The stand-in model server dies on its 8th request; the runner must restart it and every
+    # episode must still be recorded. The crasher game raises after 100 frames (~3.3 s).
+    argv = standin_argv("{uds}", model="internvl3.5-8b", latency_s=0.05, crash_after=7)
+    job = shard_job(
+        tmp_path,
+        catalog,
+        games_dir,
+        "internvl3.5-8b",
+        server=ServerSettings(argv=argv, ready_timeout_s=30, monitor_interval_s=0.5),
+        costs_path=tmp_path / "costs" / "s0000.tsv",
+        shard="s0000",
+    )
+    manifest = tmp_path / "runs" / "shards" / "s0000.tsv"
+    assert run_shard(job, manifest) == 0
+    rows = {row.game: row for row in read_manifest(manifest)}
+    assert set(rows) == {"probe-a", "probe-b", "crasher"}
+    assert rows["crasher"].status == "crashed"
+    assert "crashed on purpose" in rows["crasher"].error
+    for game in ("probe-a", "probe-b"):
+        check_episode(tmp_path / "runs" / game, 4)
+    crashed = json.loads((tmp_path / "runs" / "crasher" / "meta.json").read_text())
+    assert crashed["steps"] >= 1 and (tmp_path / "runs" / "crasher" / "episode.mp4").exists()
+    log = next((tmp_path / "runs" / "logs").glob("server-*.log")).read_text()
+    assert log.count("exited") + log.count("restart") >= 1, log[-2000:]
+    costs = list((tmp_path / "costs").glob("s0000.*.tsv"))
+    assert len(costs) == 1 and "internvl3.5-8b" in costs[0].read_text()
+
+
+def descendants(pid: int) -> set[int]:
+    """Every process below ``pid`` (from /proc), e.g. workers, model server, sandboxed games."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    out: set[int] = set()
+    todo = [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in out:
+                out.add(child)
+                todo.append(child)
+    return out
+
+
+def alive(pids: set[int]) -> set[int]:
+    out = set()
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            out.add(pid)
+    return out
+
+
+def test_kill_minus_nine_then_rerun_finishes_without_redoing(
+    tmp_path: Path, catalog: Path, games_dir: Path
+) -> None:
+    runs = tmp_path / "runs"
+    manifest = runs / "shards" / "s0000.tsv"
+    argv = json.dumps(standin_argv("{uds}", model="internvl3.5-8b", latency_s=0.4))
+    cmd = [
+        PLAYSUITE,
+        "play-shard",
+        "--corpus",
+        "test",
+        "--catalog",
+        str(catalog),
+        "--preset",
+        "internvl3.5-8b",
+        "--condition",
+        "k0-hz0.33-base",
+        "--shard",
+        "s0000",
+        "--games",
+        "probe-a,probe-b",
+        "--workers",
+        "1",
+        "--steps",
+        "4",
+        "--runs-dir",
+        str(runs),
+        "--games-dir",
+        str(games_dir),
+        "--manifest",
+        str(manifest),
+        "--server-argv",
+        argv,
+    ]
+    proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    first = runs / "probe-a" / "meta.json"
+    deadline = time.monotonic() + 120
+    while not first.exists():
+        assert proc.poll() is None, proc.stderr.read().decode()
+        assert time.monotonic() < deadline, "first episode never finished"
+        time.sleep(0.05)
+    time.sleep(0.5)  # the second episode is under way: a game and the model server are running
+    spawned = descendants(proc.pid)
+    assert len(spawned) >= 3, spawned  # worker, model server, sandboxed game (at least)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    finished_at = first.stat().st_mtime_ns
+    assert not manifest.exists()
+    assert not (runs / "probe-b" / "meta.json").exists()
+    deadline = time.monotonic() + 15
+    while alive(spawned) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not alive(spawned), "processes outlived the killed runner"
+
+    rerun = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert rerun.returncode == 0, rerun.stderr
+    assert first.stat().st_mtime_ns == finished_at  # not played again
+    assert {row.game for row in read_manifest(manifest)} == {"probe-a", "probe-b"}
+    check_episode(runs / "probe-b", 4)
+    assert not [p for p in (runs / "probe-b").iterdir() if p.name.startswith(".")]
