@@ -211,6 +211,7 @@ rule reproduction_report:
         ],
         ablation_files=list(ABLATIONS.values()),
         reference=[ANALYSIS.reference] if ANALYSIS.reference else [],
+        agreement=["results/tables/agreement.csv"] if ANALYSIS.ratings else [],
     output:
         csv="results/report/{judge}/reproduction.csv",
         md=report(
@@ -225,6 +226,25 @@ rule reproduction_report:
         "../envs/playsuite.yaml"
     script:
         "../workflow/scripts/analysis_reproduction.py"
+
+
+rule judge_agreement:
+    input:
+        ratings=ANALYSIS.ratings or "ratings.csv",
+    output:
+        csv=report(
+            "results/tables/agreement.csv",
+            caption="../report/agreement.rst",
+            category="Tables",
+        ),
+        md="results/tables/agreement.md",
+        tex="results/tables/agreement.tex",
+    log:
+        "results/logs/analysis/agreement.log",
+    conda:
+        "../envs/playsuite.yaml"
+    script:
+        "../workflow/scripts/analysis_agreement.py"
 
 
 rule inspection_pages:

@@ -96,11 +96,8 @@ def analysis_figure_targets():
             out += [f"{tables}/ablation_{name}.{ext}" for ext in ("csv", "md")]
         out += [f"results/report/{judge}/reproduction.{ext}" for ext in ("csv", "md")]
         out.append(f"results/inspect/{judge}")
-        if ANALYSIS.ratings:
-            out += [
-                f"results/tables/{judge}/agreement.{ext}"
-                for ext in ("csv", "md", "tex")
-            ]
+    if ANALYSIS.ratings:
+        out += [f"results/tables/agreement.{ext}" for ext in ("csv", "md", "tex")]
     return out
 
 

@@ -2,28 +2,25 @@
 
 import sys
 
-import pandas as pd
-
 from playsuite.analysis import reference as ref
 from playsuite.analysis.ablations import load_ablation
+from playsuite.analysis.outputs import read_table
 from playsuite.files import write_text_atomic
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: SIM115
 
 inp = snakemake.input
 parts = [
-    ref.main_cells(pd.read_csv(inp.main)),
-    ref.genre_cells(pd.read_csv(inp.genres)),
-    ref.agreement_cells(pd.read_csv(inp.genre_range)),
-    ref.stability_cells(pd.read_csv(inp.stability)),
+    ref.main_cells(read_table(inp.main)),
+    ref.genre_cells(read_table(inp.genres)),
+    ref.agreement_cells(read_table(inp.genre_range)),
+    ref.stability_cells(read_table(inp.stability)),
 ]
 for path, table in zip(inp.ablation_files, inp.ablations, strict=True):
     ab = load_ablation(path)
-    try:
-        frame = pd.read_csv(table)
-    except pd.errors.EmptyDataError:
-        frame = pd.DataFrame()
-    parts.append(ref.ablation_cells(ab.name, ab.kind, frame))
+    parts.append(ref.ablation_cells(ab.name, ab.kind, read_table(table)))
+if len(inp.agreement):
+    parts.append(ref.judge_agreement_cells(read_table(inp.agreement[0])))
 published = ref.load_reference(inp.reference[0]) if len(inp.reference) else {}
 table = ref.reproduction_table(published, ref.merge_cells(parts))
 write_text_atomic(snakemake.output.csv, table.to_csv(index=False))

@@ -328,7 +328,7 @@ def efficiency_figure(bench: dict[str, pd.DataFrame | None]) -> plt.Figure:
         else:
             groups = sorted(launch["runtime"].unique())
             axes[0].boxplot(
-                [launch.loc[launch["runtime"] == r, "launch_s"] for r in groups], labels=groups
+                [launch.loc[launch["runtime"] == r, "launch_s"] for r in groups], tick_labels=groups
             )
             axes[0].set_ylabel("launch overhead (s)")
         if thr is None or thr.empty:

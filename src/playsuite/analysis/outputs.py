@@ -24,7 +24,8 @@ def write_stat_table(
     digits: int = 2,
 ) -> None:
     write_text_atomic(csv, table.to_csv(index=False))
-    shown = table[list(show)] if show is not None else table
+    shown = table[[c for c in show if c in table.columns]] if show is not None else table
+    bold = [c for c in bold if c in shown.columns]
     mask = best_mask(shown, bold, by=bold_by) if bold and not shown.empty else None
     if md is not None:
         text = to_markdown(shown, mask, digits) if not shown.empty else "(no data)\n"
@@ -32,3 +33,11 @@ def write_stat_table(
     if tex is not None:
         text = to_latex(shown, mask, digits, caption) if not shown.empty else "% no data\n"
         write_text_atomic(tex, text)
+
+
+def read_table(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """Read a CSV written by :func:`write_stat_table`; an empty table reads as an empty frame."""
+    try:
+        return pd.read_csv(path)
+    except pd.errors.EmptyDataError:
+        return pd.DataFrame()

@@ -121,6 +121,17 @@ def ablation_cells(name: str, kind: str, table: pd.DataFrame) -> dict[str, float
     return out
 
 
+def judge_agreement_cells(table: pd.DataFrame) -> dict[str, float | None]:
+    """Table 10 rows ("human-human", "{judge}-human") -> agreement/{judge or human}/{stat}."""
+    out = {}
+    for _, row in table.iterrows():
+        who = str(row["comparison"]).removesuffix("-human") or "human"
+        for stat in ("alpha", "within_one", "exact", "milestone_agreement"):
+            if stat in row:
+                out[SEP.join(("agreement", who, stat))] = _num(row[stat])
+    return out
+
+
 def reproduction_table(
     published: Mapping[str, float | None], measured: Mapping[str, float | None]
 ) -> pd.DataFrame:
