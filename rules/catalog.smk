@@ -51,6 +51,7 @@ checkpoint catalog_triage:
         "results/logs/catalog/{corpus}/triage.log",
     conda:
         "../envs/playsuite.yaml"
+    threads: 4
     params:
         ids=CATALOG_IN.candidate_ids,
         triage=CATALOG.get("triage", {}),

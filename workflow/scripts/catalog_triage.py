@@ -12,4 +12,5 @@ step_triage(
     snakemake.params.triage,
     snakemake.input.exclusions[0] if snakemake.input.exclusions else None,
     snakemake.output[0],
+    threads=snakemake.threads,
 )

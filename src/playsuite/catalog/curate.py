@@ -12,6 +12,7 @@ import csv
 import json
 import os
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -261,14 +262,18 @@ def step_triage(
     triage_config: dict[str, Any] | None,
     exclusions: str | None,
     out: str | Path,
+    threads: int = 1,
 ) -> None:
-
+    """Scan every candidate archive (``threads`` at a time: zlib and file reads release the
+    GIL) and write one line per game, in candidate order."""
     settings = TriageSettings.from_config(triage_config)
     manual = load_manual_exclusions(exclusions)
     games = {g.id: g for g in read_records(records)}
-    write_jsonl(
-        (triage_game(games[i], path, settings, manual) for i, path in archives.items()), out
-    )
+    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+        rows = pool.map(
+            lambda item: triage_game(games[item[0]], item[1], settings, manual), archives.items()
+        )
+        write_jsonl(rows, out)
 
 
 def triage_survivors(triage: str | Path) -> list[str]:
