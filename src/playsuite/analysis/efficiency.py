@@ -15,7 +15,7 @@ import pandas as pd
 #: file name -> required columns
 BENCHMARK_FILES: dict[str, tuple[str, ...]] = {
     "launch.tsv": ("runtime", "game", "launch_s"),
-    "throughput.tsv": ("workers", "steps_per_s"),
+    "throughput.tsv": ("workers", "episodes_per_hour"),
     "judge.tsv": ("concurrency", "videos_per_hour"),
 }
 

@@ -334,10 +334,10 @@ def efficiency_figure(bench: dict[str, pd.DataFrame | None]) -> plt.Figure:
         if thr is None or thr.empty:
             _empty(axes[1], "play throughput: no measurements\n(results/benchmarks/throughput.tsv)")
         else:
-            t = thr.groupby("workers")["steps_per_s"].mean()
+            t = thr.groupby("workers")["episodes_per_hour"].mean()
             axes[1].plot(t.index, t.to_numpy(), marker="o", ms=3)
             axes[1].set_xlabel("game workers")
-            axes[1].set_ylabel("agent steps per second")
+            axes[1].set_ylabel("episodes per hour")
         if judge is None or judge.empty:
             _empty(axes[2], "judge throughput: no measurements\n(results/benchmarks/judge.tsv)")
         else:
