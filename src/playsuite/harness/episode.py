@@ -116,6 +116,7 @@ def run_episode(
     answer; game failures are recorded, not raised.
     """
     started = time.perf_counter()
+    cpu_started = time.process_time()  # this process only: the game and the model run elsewhere
     step_s = spec.condition.step_seconds
     prompt = EpisodePrompt.for_run(
         spec.preset, spec.condition, spec.game.to_dict(), readme_text=spec.readme_text
@@ -248,6 +249,7 @@ def run_episode(
                 "launch_s": round(launch_s, 4),
                 "model_s": round(model_s, 4),
                 "wall_s": round(time.perf_counter() - started, 4),
+                "harness_cpu_s": round(time.process_time() - cpu_started, 4),
             }
         )
         recorder.finish(meta)
