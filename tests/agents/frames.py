@@ -57,3 +57,27 @@ def shapes_frame(width: int = 640, height: int = 480) -> np.ndarray:
     for i in range(20):
         draw.rectangle((10 + i * 30, 220, 22 + i * 30, 232), fill=(255, 255, 255))
     return np.array(img)
+
+
+def styled_buttons_frame() -> tuple[np.ndarray, list[tuple[int, int, int, int]]]:
+    """Arcade-style menu: bold outlined words in touching ellipses over a starfield.
+
+    Letters touch each other and their ellipse, so no column of the word is free of edges.
+    Returns the frame and the ellipses' boxes.
+    """
+    rng = np.random.default_rng(3)
+    frame = np.zeros((600, 800, 3), dtype=np.uint8)
+    for y, x in zip(rng.integers(0, 598, 150), rng.integers(0, 798, 150), strict=True):
+        frame[y : y + 2, x : x + 2] = 200
+    img = Image.fromarray(frame)
+    draw = ImageDraw.Draw(img)
+    boxes = []
+    for i, word in enumerate(("START", "NEWS", "QUIT")):
+        x0, y0 = 40 + i * 250, 400
+        box = (x0, y0, x0 + 190, y0 + 80)
+        draw.ellipse(box, outline=(230, 230, 150), width=3, fill=(20, 20, 90))
+        fnt = font(54)
+        draw.text((x0 + 8, y0 + 10), word, font=fnt, fill=(120, 200, 40), stroke_width=3,
+                  stroke_fill=(250, 250, 200))  # fmt: skip
+        boxes.append(box)
+    return np.array(img), boxes

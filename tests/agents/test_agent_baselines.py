@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import re
+from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -90,14 +92,13 @@ def test_explorer_clicks_the_menu_button_first(game_row):
 def test_explorer_cycles_documented_controls_then_fallbacks_on_a_still_screen(game_row):
     policy = ExplorerPolicy(seed=0)
     still = np.full((600, 800, 3), 40, dtype=np.uint8)  # nothing to click, nothing changes
-    actions = [_action(policy.act(_request(still, s, game_row))) for s in range(12)]
+    actions = [_action(policy.act(_request(still, s, game_row))) for s in range(13)]
+    assert actions[0] == "wait"  # the probe: how much does the screen move on its own?
     # game_row documents arrow keys, Z, X and the mouse: those first, in that order
-    assert actions[:7] == [
-        "hold:left:1.0", "hold:right:1.0", "hold:up:1.0", "hold:down:1.0", "z", "x",
-        actions[6],
-    ]  # fmt: skip
-    assert re.fullmatch(r"CLICK: \d+, \d+", actions[6])
-    assert actions[7:12] == ["hold:a:1.0", "hold:d:1.0", "hold:w:1.0", "hold:s:1.0", "space"]
+    assert actions[1:7] == ["hold:left:1.0", "hold:right:1.0", "hold:up:1.0", "hold:down:1.0",
+                            "z", "x"]  # fmt: skip
+    assert re.fullmatch(r"CLICK: \d+, \d+", actions[7])
+    assert actions[8:13] == ["hold:a:1.0", "hold:d:1.0", "hold:w:1.0", "hold:s:1.0", "space"]
     assert len(set(actions)) == len(actions)  # never the same action twice on a still screen
 
 
@@ -105,23 +106,72 @@ def test_explorer_without_documented_controls_uses_fallbacks_without_escape():
     policy = ExplorerPolicy(seed=0)
     still = np.full((600, 800, 3), 40, dtype=np.uint8)
     actions = [_action(policy.act(_request(still, s))) for s in range(40)]
-    assert actions[:4] == ["hold:a:1.0", "hold:d:1.0", "hold:w:1.0", "hold:s:1.0"]
+    assert actions[:5] == ["wait", "hold:a:1.0", "hold:d:1.0", "hold:w:1.0", "hold:s:1.0"]
     assert "escape" not in actions
     i = actions.index("enter")
     assert re.fullmatch(r"CLICK: \d+, \d+", actions[i + 1]) and actions[i + 2] == "z"
 
 
-def test_explorer_keeps_an_action_while_the_screen_changes_then_moves_on():
+class SlidingBlock:
+    """A minimal responsive game: a block that moves 60 px per movement hold, nothing else.
+
+    ``stars`` adds a starfield that moves on its own every step (ambient motion).
+    """
+
+    STEP: ClassVar[dict[str, tuple[int, int]]] = {
+        "a": (-60, 0), "d": (60, 0), "w": (0, -60), "s": (0, 60)
+    }  # fmt: skip
+
+    def __init__(self, stars: bool = False) -> None:
+        self.x, self.y, self.t = 380, 280, 0
+        self.stars = stars
+
+    def frame(self) -> np.ndarray:
+        frame = np.full((600, 800, 3), 20, dtype=np.uint8)
+        if self.stars:
+            rng = np.random.default_rng(self.t)  # a new star pattern every step
+            for y, x in zip(rng.integers(0, 597, 60), rng.integers(0, 797, 60), strict=True):
+                frame[y : y + 3, x : x + 3] = 255
+        frame[self.y : self.y + 40, self.x : self.x + 40] = (200, 60, 60)
+        return frame
+
+    def apply(self, action: str) -> None:
+        self.t += 1
+        match = re.fullmatch(r"hold:([adws]):[\d.]+", action)
+        if match:
+            dx, dy = self.STEP[match.group(1)]
+            self.x = (self.x + dx) % 760
+            self.y = (self.y + dy) % 560
+
+
+def _play(game: SlidingBlock, steps: int) -> list[str]:
     policy = ExplorerPolicy(seed=0)
-    rng = np.random.default_rng(0)
     actions = []
-    for step in range(8):
-        frame = rng.integers(0, 256, (600, 800, 3), dtype=np.uint8)  # changes every step
-        frame[:] = frame // 64 * 64  # coarse blocks: changing, but no text-like strokes
-        actions.append(_action(policy.act(_request(np.ascontiguousarray(frame), step))))
-    max_run = ExplorerPolicy.MAX_REPEATS
-    assert actions[:max_run] == ["hold:a:1.0"] * max_run
-    assert actions[max_run] == "hold:d:1.0"
+    for step in range(steps):
+        action = _action(policy.act(_request(game.frame(), step)))
+        game.apply(action)
+        actions.append(action)
+    return actions
+
+
+def test_explorer_keeps_an_action_while_it_changes_the_screen_then_moves_on():
+    actions = _play(SlidingBlock(), 9)
+    run = ExplorerPolicy.MAX_REPEATS
+    assert actions[0] == "wait"
+    assert actions[1 : 1 + run] == ["hold:a:1.0"] * run  # it moves the block: keep it
+    assert actions[1 + run : 1 + 2 * run] == ["hold:d:1.0"] * run  # at most MAX_REPEATS
+    assert actions[1 + 2 * run] == "hold:w:1.0"
+
+
+def test_explorer_tells_its_own_effect_from_a_moving_background():
+    actions = _play(SlidingBlock(stars=True), 24)
+    run = ExplorerPolicy.MAX_REPEATS
+    # the stars move every step, yet holds that move the block are still kept and taps that do
+    # nothing are not repeated
+    assert actions[1 : 1 + run] == ["hold:a:1.0"] * run
+    rest = actions[1 + 4 * run :]  # after a, d, w, s: keys that move nothing
+    assert len(rest) >= 10 and "hold:left:1.0" in rest
+    assert all(a != b for a, b in itertools.pairwise(rest)), rest
 
 
 def test_explorer_is_deterministic(game_row):

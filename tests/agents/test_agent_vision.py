@@ -7,7 +7,7 @@ import pytest
 from PIL import Image, ImageDraw
 
 from playsuite.agents.vision import changed_fraction, screen_changed, text_regions
-from tests.agents.frames import font, menu_frame, shapes_frame
+from tests.agents.frames import font, menu_frame, shapes_frame, styled_buttons_frame
 
 
 def test_button_label_is_found_and_distractors_are_not():
@@ -59,3 +59,10 @@ def test_screen_change():
     moved[300:332, 600:632] = 255  # a 32-pixel sprite appears
     assert screen_changed(frame, moved)
     assert changed_fraction(frame, frame[:300]) == 1.0  # a resize counts as a full change
+
+
+def test_styled_buttons_whose_letters_touch_are_found():
+    frame, boxes = styled_buttons_frame()
+    centers = [r.center for r in text_regions(frame)]
+    for x0, y0, x1, y1 in boxes:
+        assert any(x0 <= cx < x1 and y0 <= cy < y1 for cx, cy in centers), ((x0, y0), centers)

@@ -167,8 +167,12 @@ class ExplorerPolicy:
     MAX_REPEATS = 3
     #: Do not click the same spot again within this many steps.
     CLICK_MEMORY_STEPS = 30
-    #: Clicked spots are remembered on a grid of this many pixels.
-    CLICK_CELL = 24
+    #: A remembered click counts for a text box up to this many pixels outside it.
+    CLICK_MARGIN = 12
+    #: A change of more than this share of the screen is a new scene (menu -> game).
+    SCENE_CHANGE = 0.3
+    #: At most one probe (a ``wait`` that measures the game's own motion) per this many steps.
+    PROBE_GAP = 10
 
     def __init__(self, seed: int = 0, name: str = "explorer") -> None:
         self.seed = int(seed)
@@ -179,7 +183,29 @@ class ExplorerPolicy:
         self._repeats = 0
         self._cycle: list[_Plan] | None = None
         self._cycle_pos = -1
-        self._clicked: dict[tuple[int, int], int] = {}
+        self._clicked: list[tuple[int, int, int]] = []  # (x, y, step)
+        self._ambient = 0.0
+        self._probe_due = True
+        self._last_probe = -self.PROBE_GAP
+
+    def _observe(self, frame: np.ndarray) -> tuple[bool, bool]:
+        """(first screen?, did the last action change the screen?), updating the motion model.
+
+        Many games move on their own (a starfield, a scrolling backdrop, an idle animation).
+        The explorer measures that ambient motion with a probe, a step of ``wait``, at the start
+        and after every change of scene, and only change well above it counts as the action
+        having done something; so a menu over moving stars still reads as "nothing happened".
+        """
+        thumb = thumbnail(frame)
+        prev, self._prev = self._prev, thumb
+        if prev is None:
+            return True, False
+        amount = thumbnail_change(prev, thumb)
+        if self._last_kind == "probe":
+            self._ambient = amount
+        if amount > self.SCENE_CHANGE:
+            self._probe_due = True
+        return False, amount > CHANGE_THRESHOLD + 1.25 * self._ambient
 
     def _build_cycle(self, request: StepRequest) -> list[_Plan]:
         documented = documented_controls(str(request.game.get("controls") or ""))
@@ -198,14 +224,18 @@ class ExplorerPolicy:
         return plans
 
     def _untried(self, regions: list[Region], step: int) -> list[Region]:
-        out = []
-        for region in regions:
-            cx, cy = region.center
-            cell = (cx // self.CLICK_CELL, cy // self.CLICK_CELL)
-            last = self._clicked.get(cell)
-            if last is None or step - last > self.CLICK_MEMORY_STEPS:
-                out.append(region)
-        return out
+        """Regions with no recent click inside them (boxes shift by a few pixels between
+        frames, so a remembered click is matched against the box, margin included)."""
+        margin = self.CLICK_MARGIN
+        recent = [(x, y) for x, y, at in self._clicked if step - at <= self.CLICK_MEMORY_STEPS]
+        return [
+            r
+            for r in regions
+            if not any(
+                r.x0 - margin <= x < r.x1 + margin and r.y0 - margin <= y < r.y1 + margin
+                for x, y in recent
+            )
+        ]
 
     def act(self, request: StepRequest) -> PolicyReply:
         started = time.perf_counter()
@@ -213,10 +243,7 @@ class ExplorerPolicy:
         rng = np.random.default_rng([self.seed, request.step])
         if self._cycle is None:
             self._cycle = self._build_cycle(request)
-        thumb = thumbnail(frame)
-        first = self._prev is None
-        changed = not first and thumbnail_change(self._prev, thumb) > CHANGE_THRESHOLD  # type: ignore[arg-type]
-        self._prev = thumb
+        first, changed = self._observe(frame)
         after_menu_click = self._last_kind == "text" and changed
         # Text is looked for only when a click on it is an option (it costs most of a step).
         looking = first or not changed or after_menu_click
@@ -226,12 +253,16 @@ class ExplorerPolicy:
         if targets:
             target = targets[0]
             cx, cy = target.center
-            self._clicked[(cx // self.CLICK_CELL, cy // self.CLICK_CELL)] = request.step
+            self._clicked.append((cx, cy, request.step))
             action, kind = f"CLICK: {cx}, {cy}", "text"
             reasoning = (
                 f"Text at ({cx}, {cy}) looks like a button or menu entry I have not tried; "
                 "clicking it may start or advance the game."
             )
+        elif self._probe_due and request.step - self._last_probe >= self.PROBE_GAP:
+            self._probe_due, self._last_probe = False, request.step
+            action, kind = "wait", "probe"
+            reasoning = "I watch the screen for one step to see how much it moves on its own."
         elif (
             self._last_kind == "control"
             and changed

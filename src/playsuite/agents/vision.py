@@ -17,6 +17,10 @@ from scipy import ndimage
 
 #: Frames wider than this are analysed at a reduced size (text detection stays within budget).
 ANALYSIS_WIDTH = 960
+#: Above this share of edge pixels a box is noise or fine texture, not lettering.
+MAX_EDGE_DENSITY = 0.65
+#: Below this share of background brightness a box is noise or texture, not lettering.
+MIN_BACKGROUND = 0.3
 
 
 def _gray(frame: np.ndarray) -> np.ndarray:
@@ -111,15 +115,24 @@ def _close(mask: np.ndarray, radius: int, axis: int) -> np.ndarray:
 
 
 def _periodic(cols: np.ndarray) -> bool:
-    """A row of identical, evenly spaced objects (coins, bricks, dashes) rather than letters."""
+    """A row of identical, evenly spaced objects (coins, bricks, dashes) rather than letters.
+
+    The runs of edge columns and the gaps between them repeat with a period of one (a dash
+    pattern) or two (each object giving a left and a right edge), to within a pixel.
+    """
     padded = np.concatenate(([False], cols, [False])).astype(np.int8)
     starts = np.flatnonzero(np.diff(padded) == 1)
     ends = np.flatnonzero(np.diff(padded) == -1)
-    if len(starts) < 4:
-        return False
     runs = ends - starts
     gaps = starts[1:] - ends[:-1]
-    return bool(runs.std() <= 0.1 * runs.mean() + 0.5 and gaps.std() <= 0.1 * gaps.mean() + 0.5)
+    for period in (1, 2):
+        if len(runs) < 2 * period + 2:
+            continue
+        if (np.abs(runs[period:] - runs[:-period]) <= 1).all() and (
+            np.abs(gaps[period:] - gaps[:-period]) <= 1
+        ).all():
+            return True
+    return False
 
 
 def text_regions(
@@ -138,20 +151,49 @@ def text_regions(
     width = frame.shape[1]
     base = max(1, -(-width // ANALYSIS_WIDTH))
     gray = _gray(frame)
-    found: list[Region] = []
-    for factor in (base, 2 * base):
-        found += _detect(_downsample(gray, factor), factor, frame.shape[:2], contrast, min_height)
+    fine = _edges(_downsample(gray, base), contrast)
+    found = _detect(_downsample(gray, base), fine, base, frame.shape[:2], contrast, min_height)
+    coarse = _downsample(gray, 2 * base)
+    found += _detect(coarse, _edges(coarse, contrast), 2 * base, frame.shape[:2], contrast,
+                     min_height)  # fmt: skip
     found.sort(key=lambda r: (-r.score, r.y0, r.x0))
     kept: list[Region] = []
     for region in found:
+        # Averaging hides noise at the coarse scale; at the fine scale noise is edges almost
+        # everywhere, lettering is not.
+        box = fine[region.y0 // base : region.y1 // base, region.x0 // base : region.x1 // base]
+        if box.size and box.mean() > MAX_EDGE_DENSITY:
+            continue
+        if _background_share(gray[region.y0 : region.y1, region.x0 : region.x1]) < MIN_BACKGROUND:
+            continue
         cx, cy = region.center
         if not any(k.x0 <= cx < k.x1 and k.y0 <= cy < k.y1 for k in kept):
             kept.append(region)
     return kept[:max_regions]
 
 
+def _background_share(gray: np.ndarray) -> float:
+    """Share of the box at its most common brightness (within about ±12 levels).
+
+    Lettering is drawn on a background, so one brightness covers much of its box (text on a
+    gradient still leaves a third or more); noise and textures spread over all levels.
+    """
+    hist, _ = np.histogram(gray, bins=32, range=(0.0, 256.0))
+    mode = int(hist.argmax())
+    return float(hist[max(0, mode - 1) : mode + 2].sum()) / max(1, gray.size)
+
+
+def _edges(gray: np.ndarray, contrast: float) -> np.ndarray:
+    """Pixels with a brightness step above ``contrast`` to their left or upper neighbour."""
+    edges = np.zeros(gray.shape, dtype=bool)
+    edges[:, 1:] |= np.abs(np.diff(gray, axis=1)) > contrast
+    edges[1:, :] |= np.abs(np.diff(gray, axis=0)) > contrast
+    return edges
+
+
 def _detect(
     gray: np.ndarray,
+    edges: np.ndarray,
     factor: int,
     shape: tuple[int, int],
     contrast: float,
@@ -159,9 +201,6 @@ def _detect(
 ) -> list[Region]:
     height, width = shape
     gh, gw = gray.shape
-    edges = np.zeros((gh, gw), dtype=bool)
-    edges[:, 1:] |= np.abs(np.diff(gray, axis=1)) > contrast
-    edges[1:, :] |= np.abs(np.diff(gray, axis=0)) > contrast
     if not edges.any():
         return []
     # Merge the strokes of a word (gaps of a few pixels) but not separate lines or objects.
@@ -182,20 +221,31 @@ def _detect(
             continue
         own = (labels[box] == index) & edges[box]
         density = own.sum() / float(h * w)
-        if not 0.06 <= density <= 0.65:
+        if not 0.06 <= density <= MAX_EDGE_DENSITY:
             continue
         # Separate strokes: runs of columns holding edges, split by empty columns (letters,
-        # words). An outline or a bar has one run: its top and bottom edges cover every column.
-        cols = own.any(axis=0)
+        # words), counted in the middle band of the box so that a frame or an ellipse drawn
+        # around (and touching) the word does not join the letters. A bar has one run.
+        band = own[h // 4 : h - h // 4] if h >= 8 else own
+        cols = band.any(axis=0)
         strokes = int(np.count_nonzero(cols[1:] & ~cols[:-1]) + cols[0])
-        if strokes < 2 or _periodic(cols):
-            continue
         # Letters alternate: a row through text crosses many vertical edges, about two per
         # letter, and a word is a few letters per text height. A filled shape gives two.
         vertical = np.abs(np.diff(gray[box], axis=1)) > contrast
         crossings = float(np.percentile(vertical.sum(axis=1), 75))
         if crossings < max(4.0, 0.8 * w / h):
             continue
+        # Either separate strokes, or (styled titles and buttons whose letters touch, with
+        # outlines and gradients) a dense alternation of edges along the rows.
+        # Noise and fine textures alternate far more densely than lettering does; rows of
+        # identical objects (coins, bricks) alternate regularly.
+        if _periodic(cols):
+            continue
+        separate = strokes >= 2
+        touching = max(8.0, 2.0 * w / h) <= crossings <= 0.3 * w
+        if not (separate or touching):
+            continue
+        strokes = max(strokes, int(crossings // 2))
         score = float(strokes * min(1.0, density / 0.2))
         regions.append(
             Region(
