@@ -12,6 +12,8 @@ import httpx
 import jsonschema
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from playsuite.inference import (
     VLLMServer,
@@ -79,6 +81,40 @@ def test_minimal_instance_follows_bounds_refs_and_choices():
     assert value == {"a": 3, "b": 0.5, "c": "first", "d": ["xxx", "xxx"], "e": False, "f": -4}
     with pytest.raises(RequestError, match="not local"):
         minimal_instance({"$ref": "http://example.org/s.json"})
+
+
+def _schemas() -> st.SearchStrategy[dict]:
+    """JSON Schemas of the kind structured outputs use: typed leaves, arrays, objects."""
+    bound = st.integers(-50, 50)
+    leaves = st.one_of(
+        st.just({"type": "boolean"}),
+        st.just({"type": "null"}),
+        bound.map(lambda lo: {"type": "integer", "minimum": lo, "maximum": lo + 10}),
+        bound.map(lambda lo: {"type": "integer", "exclusiveMinimum": lo}),
+        bound.map(lambda hi: {"type": "number", "maximum": hi}),
+        st.integers(0, 5).map(lambda n: {"type": "string", "minLength": n}),
+        st.lists(st.text(max_size=5), min_size=1, max_size=3).map(lambda e: {"enum": e}),
+    )
+
+    def extend(children: st.SearchStrategy[dict]) -> st.SearchStrategy[dict]:
+        arrays = st.tuples(children, st.integers(0, 3)).map(
+            lambda t: {"type": "array", "items": t[0], "minItems": t[1]}
+        )
+        objects = st.dictionaries(st.from_regex(r"[a-z]{1,6}", fullmatch=True), children).flatmap(
+            lambda props: st.lists(
+                st.sampled_from(sorted(props)) if props else st.nothing(), unique=True
+            ).map(lambda req: {"type": "object", "properties": props, "required": req})
+        )
+        any_of = st.lists(children, min_size=1, max_size=3).map(lambda alts: {"anyOf": alts})
+        return st.one_of(arrays, objects, any_of)
+
+    return st.recursive(leaves, extend, max_leaves=12)
+
+
+@settings(max_examples=50)
+@given(_schemas())
+def test_minimal_instance_is_valid_for_generated_schemas(schema):
+    jsonschema.validate(minimal_instance(schema), schema)
 
 
 def test_health_models_and_unknown_paths(standin):

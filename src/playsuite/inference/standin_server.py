@@ -168,7 +168,8 @@ def _random_sampler() -> Callable[[int, int, tuple[int, int]], str] | None:
                 from playsuite.agents.baselines import RandomPolicy
 
                 _sampler.append(lambda seed, step, screen: RandomPolicy(seed).sample(step, screen))
-            except ImportError:
+            except Exception as exc:  # a broken or missing agents package: use the fallback
+                sys.stderr.write(f"standin: random baseline unavailable ({exc!r}); fallback\n")
                 _sampler.append(None)
         return _sampler[0]
 
@@ -520,6 +521,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             answers = [answer(state, parsed, number, i) for i in range(n)]
         except RequestError as exc:
             self._send_error(exc)
+            return
+        except Exception as exc:  # a bug here must look like vLLM's 500, not a dropped connection
+            sys.stderr.write(f"standin: internal error: {exc!r}\n")
+            self._send_error(RequestError(repr(exc), 500, "InternalServerError"))
             return
         if beh.latency_s > 0:
             time.sleep(beh.latency_s)
