@@ -57,8 +57,20 @@ def catalog_targets():
 
 
 def play_targets():
-    """Shard manifests of every play job (each lists its episodes; see rules/play.smk)."""
-    return [unit.manifest for unit in PLAY_UNITS]
+    """Shard manifests of every play job (each lists its episodes; see rules/play.smk), and the
+    launch validation of every game whose runtime exists (playsuite.runtimes.factory).
+    """
+    from playsuite.runtimes.factory import RUNTIMES
+
+    validated = sorted(
+        {
+            f"results/games/{game.id}/launch.json"
+            for corpus in config["corpora"]
+            for game in corpus_games(config, corpus)
+            if game.runtime in RUNTIMES
+        }
+    )
+    return [unit.manifest for unit in PLAY_UNITS] + validated
 
 
 def judge_targets():

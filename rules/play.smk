@@ -31,6 +31,25 @@ rule acquire_game:
         "../workflow/scripts/acquire_game.py"
 
 
+# Launch validation: the game renders non-blank frames and reacts to input (two short seeded
+# runs, idle vs. scripted input; playsuite.runtimes.validate). A failing game is recorded in
+# launch.json with ok: false, not as a failed job.
+rule validate_launch:
+    input:
+        catalog=lambda wc: corpus_of_game(wc.game),
+        acquired="results/games/{game}/acquired.json",
+    output:
+        "results/games/{game}/launch.json",
+    log:
+        "results/logs/validate/{game}.log",
+    benchmark:
+        "results/benchmarks/validate/{game}.tsv"
+    conda:
+        "../envs/playsuite.yaml"
+    script:
+        "../workflow/scripts/validate_launch.py"
+
+
 rule play_shard:
     input:
         catalog=lambda wc: config["corpora"][wc.corpus]["table"],

@@ -118,8 +118,12 @@ class SandboxedProcess:
         self.argv = sandbox_argv(policy, command, backend, image=image)
         self.leftovers: list[int] = []
         self._ns: int | None = None
+        env = None
+        if backend == "none":  # unsandboxed (tests of the sandbox itself): still a private HOME
+            env = {**os.environ, **policy.env, "HOME": str(policy.home)}
         self.popen = subprocess.Popen(
             self.argv,
+            env=env,
             stdin=stdin,
             stdout=stdout,
             stderr=stderr,
@@ -155,6 +159,12 @@ class SandboxedProcess:
         Returns the exit code of the top process. Safe to call twice.
         """
         ns = self.namespace()
+        if ns is not None and grace_s <= 0:
+            # Killing the namespace's processes directly is instant; waiting for the kernel to
+            # tear the namespace down after the outer bwrap dies takes over a second.
+            for pid in processes_in_namespace(ns):
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
         if grace_s > 0 and self.popen.poll() is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.popen.pid, signal.SIGTERM)

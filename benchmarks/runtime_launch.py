@@ -1,0 +1,91 @@
+"""Launch -> first frame and per-step harness overhead of each runtime, on the local corpus.
+
+    .venv/bin/python benchmarks/runtime_launch.py [--runtime pygame] [--repeats 3] [--games-dir D]
+
+For each game of the selected runtimes: the wall time from ``start()`` to the first frame
+(cold: a fresh sandbox and process each time), and the wall time of ``act([wait], slice)`` for
+a 1/3 s and a 3 s slice (the two action rates of the paper's conditions), which is game compute
+plus capture, transfer and decoding. Targets (issue 3): pygame launch <= 0.5 s, browser (reused
+browser) <= 1.0 s for light games, native <= 1.5 s.
+
+Runtimes with their own setups (a reused browser) register a launcher in :data:`LAUNCHERS`;
+the default launcher starts a fresh runtime from :func:`playsuite.runtimes.factory.make_runtime`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from playsuite.actions import Wait
+from playsuite.catalog.acquire import acquire
+from playsuite.catalog.corpus import GameEntry, load_corpus
+from playsuite.runtimes.base import Runtime, RuntimeOptions
+from playsuite.runtimes.factory import RUNTIMES, make_runtime
+
+REPO = Path(__file__).resolve().parents[1]
+
+#: (label, runtime kind) -> function making a not-yet-started runtime. Add entries for
+#: variants such as a browser reused across games.
+Launcher = Callable[[GameEntry, RuntimeOptions], Runtime]
+LAUNCHERS: dict[tuple[str, str], Launcher] = {("cold", kind): make_runtime for kind in RUNTIMES}
+
+
+def measure(game: GameEntry, files: Path, launcher: Launcher, repeats: int) -> dict[str, float]:
+    launches, short, long = [], [], []
+    for _ in range(repeats):
+        with tempfile.TemporaryDirectory() as tmp:
+            rt = launcher(game, RuntimeOptions(workdir=Path(tmp), game_dir=files))
+            try:
+                t0 = time.perf_counter()
+                rt.start()
+                launches.append(time.perf_counter() - t0)
+                for seconds, out in ((1 / 3, short), (3.0, long)):
+                    for _ in range(3):
+                        t0 = time.perf_counter()
+                        rt.act([Wait()], seconds)
+                        out.append(time.perf_counter() - t0)
+            finally:
+                t0 = time.perf_counter()
+                rt.close()
+                close_s = time.perf_counter() - t0
+    return {
+        "launch_s": statistics.median(launches),
+        "step_0.33s": statistics.median(short),
+        "step_3s": statistics.median(long),
+        "close_s": close_s,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runtime", action="append", help="runtime kind(s) to measure")
+    parser.add_argument("--game", action="append", help="only these game ids")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--games-dir", default=str(REPO / "results" / "games"))
+    args = parser.parse_args()
+    games = load_corpus(REPO / "config" / "corpora" / "local.yaml")
+    print(
+        f"{'runtime':10} {'variant':8} {'game':24} {'launch':>8} {'step 1/3s':>10} "
+        f"{'step 3s':>8} {'close':>7}"
+    )
+    for (variant, kind), launcher in LAUNCHERS.items():
+        if args.runtime and kind not in args.runtime:
+            continue
+        for game in games:
+            if game.runtime != kind or (args.game and game.id not in args.game):
+                continue
+            files = acquire(game, args.games_dir, base_dir=REPO).files
+            r = measure(game, files, launcher, args.repeats)
+            print(
+                f"{kind:10} {variant:8} {game.id:24} {r['launch_s']:8.3f} "
+                f"{r['step_0.33s']:10.3f} {r['step_3s']:8.3f} {r['close_s']:7.3f}"
+            )
+
+
+if __name__ == "__main__":
+    main()
