@@ -26,7 +26,7 @@ rule acquire_game:
     conda:
         "../envs/playsuite.yaml"
     params:
-        games_dir="results/games",
+        games_dir=lambda wc, output: Path(output[0]).parent.parent,
     script:
         "../workflow/scripts/acquire_game.py"
 

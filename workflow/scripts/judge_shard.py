@@ -2,6 +2,7 @@
 
 import logging
 import sys
+from pathlib import Path
 
 from playsuite.judge.run import (
     JudgeOptions,
@@ -18,8 +19,11 @@ catalogs = dict(p.catalogs)
 episodes = list(p.episodes) or play_manifest_episodes(p.play_manifest)
 if p.judge == "state":
     episodes = probe_episodes(episodes, catalogs)
+# README contexts (PyWeek-style games) come from the acquired game files.
+game_dirs = {Path(e).name: str(Path(p.games_dir) / Path(e).name / "files") for e in episodes}
 options = JudgeOptions(
     catalog=catalogs,
+    game_dirs=game_dirs,
     attempts=int(p.settings["attempts"]),
     extra_body=dict(p.settings["extra_body"]),
     vllm=p.settings["vllm"],
