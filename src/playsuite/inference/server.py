@@ -18,6 +18,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
+import shlex
 import signal
 import socket
 import subprocess
@@ -212,8 +213,8 @@ class VLLMServer:
 
     def healthy(self, timeout_s: float | None = None) -> bool:
         """True if ``GET /health`` answers 200 within ``timeout_s``."""
-        if not _socket_is_live(self.uds):  # cheap, and spares httpcore's leaky failed connect
-            return False
+        if self._closed or not _socket_is_live(self.uds):  # cheap; spares httpcore's leaky
+            return False  # failed connect
         try:
             response = self._http.get("/health", timeout=timeout_s or self.health_timeout_s)
         except httpx.HTTPError:
@@ -248,7 +249,7 @@ class VLLMServer:
         self.starts += 1
         with open(self.log_path, "ab") as log:
             stamp = time.strftime("%Y-%m-%d %H:%M:%S")
-            header = f"=== playsuite: start {self.starts} at {stamp}: {' '.join(self.argv)}\n"
+            header = f"=== playsuite: start {self.starts} at {stamp}: {shlex.join(self.argv)}\n"
             log.write(header.encode())
             log.flush()
             _install_exit_handlers()
