@@ -213,8 +213,10 @@ class VLLMServer:
 
     def healthy(self, timeout_s: float | None = None) -> bool:
         """True if ``GET /health`` answers 200 within ``timeout_s``."""
-        if self._closed or not _socket_is_live(self.uds):  # cheap; spares httpcore's leaky
-            return False  # failed connect
+        # A plain connect first: cheap, and it spares httpcore's failed connect, which leaks its
+        # socket (a ResourceWarning per poll while a model loads).
+        if self._closed or not _socket_is_live(self.uds):
+            return False
         try:
             response = self._http.get("/health", timeout=timeout_s or self.health_timeout_s)
         except httpx.HTTPError:
