@@ -142,7 +142,7 @@ def rate_figure(summary: pd.DataFrame, per_model: pd.DataFrame, title: str) -> p
             ax.set_xticks(xs, [f"{hz:g} Hz" for hz in s["hz"]])
             ax.set_ylabel("mean progress level")
             ax.set_title(corpus)
-            ax.legend(frameon=False)
+            ax.legend(frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2)
             for _, row in s[~s["reference"]].iterrows():
                 ax.annotate(
                     f"Δgap {row['change']:+.2f} [{row['change low']:+.2f}, "
