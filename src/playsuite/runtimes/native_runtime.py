@@ -1,0 +1,365 @@
+"""Native runtime: a Linux game binary (or any windowed program) in the sandbox, on Xvfb.
+
+A native game cannot be put on a virtual clock from outside, so game time is wall time while the
+game runs, and the game is *stopped* between slices: SIGSTOP on every process of its sandbox
+freezes it completely (no pixel changes), SIGCONT lets it run for exactly the slice. A stopped
+game would still see the jump in time on resume, so its clocks are faked with libfaketime
+(``LD_PRELOAD``): before each SIGCONT the total time spent stopped is written as a negative offset
+to ``FAKETIME_TIMESTAMP_FILE`` (re-read on every call, ``FAKETIME_NO_CACHE``), and the game's
+wall and monotonic clocks continue where they stopped.
+
+The game runs in the bubblewrap (or Apptainer) sandbox with only its X socket bound; its window is
+found by polling the display (by class, not PID: PIDs differ inside the sandbox's namespace),
+focused, driven through XTEST and captured with mss (see :mod:`.xdisplay`). Closing sends SIGTERM
+to the game's processes and SIGKILL after a grace period (some games ignore SIGTERM), then the
+sandbox hunts down anything left in its PID namespace.
+
+Row fields: ``entry`` is the program relative to the game directory (``usr/games/supertux2``) or
+an absolute system path; ``args`` may name files as ``/game/...``. Optional ``options``: ``env``
+(extra environment), ``cwd`` (relative to the game directory), ``window_class`` (regular
+expression matched against WM_CLASS when a game opens several windows), ``ready_after_s``
+(wall seconds to let the game run after its first non-blank frame, for splash screens).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import signal
+import subprocess
+import time
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+from Xlib.error import XError
+
+from playsuite.actions.canonical import Action
+from playsuite.catalog.corpus import GameEntry
+from playsuite.runtimes import procs
+from playsuite.runtimes.base import (
+    GameFailure,
+    Observation,
+    RunStatus,
+    Runtime,
+    RuntimeOptions,
+    frames_per_slice,
+)
+from playsuite.runtimes.timeline import InputEvent, frame_times, play_timeline, schedule
+from playsuite.runtimes.xdisplay import DisplayError, VirtualDisplay, Window, XClient
+from playsuite.sandbox import GAME_DIR, SCRATCH_DIR, Bind, SandboxedProcess, game_policy
+
+log = logging.getLogger(__name__)
+
+FAKETIME_LIB = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
+FAKETIME_FILE = "faketime.rc"  # in the sandbox scratch directory
+MESA_CACHE_DIR = "/cache/mesa"  # where a worker's shared shader cache is bound
+POLL_S = 0.02
+TERM_GRACE_S = 1.5
+READY_AFTER_S = 0.3  # run on after the first non-blank frame: some games draw it in parts
+
+
+def _blank(frame: np.ndarray) -> bool:
+    return bool((frame == frame[0, 0]).all())
+
+
+class NativeRuntime(Runtime):
+    """A native windowed game, stopped between slices (module docstring)."""
+
+    def __init__(self, game: GameEntry, options: RuntimeOptions) -> None:
+        super().__init__(game, options)
+        self._own_display: VirtualDisplay | None = None
+        self._x: XClient | None = None
+        self._proc: SandboxedProcess | None = None
+        self._window: Window | None = None
+        self._log: IO[str] | None = None
+        self._scratch = options.workdir / "sandbox"
+        self._stopped_at: float | None = None  # monotonic time of the last SIGSTOP
+        self._stopped_total = 0.0  # wall seconds the game has spent stopped
+        self._t_game = 0.0
+        self._pointer = (0, 0)
+        self.launch_s: float | None = None
+
+    # -- interface ----------------------------------------------------------------------------
+
+    @property
+    def screen_size(self) -> tuple[int, int]:
+        if self._window is not None:
+            return self._window.width, self._window.height
+        return self.game.screen_size or (800, 600)
+
+    def start(self) -> Observation:
+        t0 = time.perf_counter()
+        try:
+            display = self._display()
+            self._x = XClient(display)
+        except DisplayError as exc:
+            raise GameFailure(RunStatus.LAUNCH_FAILED, str(exc)) from exc
+        before = {w.id for w in self._x.windows()}
+        self._launch(display)
+        self._window = self._await_window(before)
+        self._stop()
+        self._t_game = 0.0
+        w, h = self.screen_size
+        self._pointer = (w // 2, h // 2)
+        self.launch_s = time.perf_counter() - t0
+        return self.observe()
+
+    def observe(self) -> Observation:
+        self._check_alive()
+        return Observation(frame=self._capture(), t_game=self._t_game, probes={})
+
+    def act(self, actions: list[Action], seconds: float) -> list[np.ndarray]:
+        self._check_alive()
+        window = self._x.refresh(self._window) if self._x and self._window else None
+        if window is None:
+            raise GameFailure(RunStatus.CRASHED, "the game's window is gone")
+        self._window = window
+        self._x.focus(window)
+        events = schedule(actions, seconds)
+        captures = frame_times(seconds, frames_per_slice(seconds, self.video_fps))
+        clock = {"start": 0.0}
+        last = len(captures) - 1
+        count = {"n": 0}
+
+        def advance_to(t: float) -> None:
+            if self._stopped_at is not None:
+                self._resume()
+                clock["start"] = time.monotonic()
+            delay = clock["start"] + t - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+
+        def capture() -> np.ndarray:
+            if count["n"] == last:
+                self._stop()  # the slice's last frame is the paused screen
+            count["n"] += 1
+            return self._capture()
+
+        wall0 = time.monotonic()
+        try:
+            frames = play_timeline(events, captures, advance_to, self._apply, capture)
+        except DisplayError as exc:
+            self._stop()
+            raise GameFailure(RunStatus.CRASHED, f"lost the game's window: {exc}") from exc
+        finally:
+            if self._stopped_at is None and self._proc is not None:
+                self._stop()
+        self._t_game += seconds
+        self._check_alive()
+        overrun = time.monotonic() - wall0
+        if overrun > self.options.slice_timeout_s:
+            raise GameFailure(
+                RunStatus.TIMEOUT, f"a {seconds:g} s slice took {overrun:.1f} s of wall time"
+            )
+        return frames
+
+    def close(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            pids = procs.tree(proc.pid)
+            procs.signal_all(pids, signal.SIGCONT)
+            procs.signal_all(pids, signal.SIGTERM)
+            deadline = time.monotonic() + TERM_GRACE_S
+            while time.monotonic() < deadline and any(procs.alive(p) for p in pids):
+                time.sleep(POLL_S)
+            proc.kill()  # SIGKILL to whatever is left, reap, hunt the PID namespace
+            if proc.leftovers:
+                log.warning("%s: killed escaped processes %s", self.game.id, proc.leftovers)
+        if self._x is not None:
+            self._x.close()
+            self._x = None
+        if self._own_display is not None:
+            self._own_display.stop()
+            self._own_display = None
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+    # -- launch -------------------------------------------------------------------------------
+
+    def _display(self) -> str:
+        if self.options.display:
+            return self.options.display
+        size = self.game.screen_size or (800, 600)
+        self._own_display = VirtualDisplay(size=(max(size[0], 1024), max(size[1], 768))).start()
+        return self._own_display.name
+
+    def _launch(self, display: str) -> None:
+        opts = self.game.options or {}
+        game_dir = Path(self.options.game_dir).resolve()
+        sandboxed = self.options.sandbox != "none"
+        if not game_dir.is_dir():
+            raise GameFailure(RunStatus.LAUNCH_FAILED, f"game directory missing: {game_dir}")
+
+        def inside(text: str) -> str:
+            """A path as the game sees it: /game/... in the sandbox, the host path without."""
+            if sandboxed or not (text == GAME_DIR or text.startswith(GAME_DIR + "/")):
+                return text
+            return str(game_dir) + text[len(GAME_DIR) :]
+
+        entry = self.game.entry
+        program = entry if entry.startswith("/") else f"{GAME_DIR}/{entry}"
+        if not (game_dir / entry).exists() and not entry.startswith("/"):
+            raise GameFailure(RunStatus.LAUNCH_FAILED, f"entry not found: {game_dir / entry}")
+        argv = [inside(program), *(inside(a) for a in self.game.args)]
+
+        self._scratch.mkdir(parents=True, exist_ok=True)
+        self._write_offset(0.0)
+        scratch_in = SCRATCH_DIR if sandboxed else str(self._scratch)
+        env = {
+            "DISPLAY": display,
+            "LD_PRELOAD": FAKETIME_LIB,
+            "FAKETIME_TIMESTAMP_FILE": f"{scratch_in}/{FAKETIME_FILE}",
+            "FAKETIME_NO_CACHE": "1",
+            "FAKETIME_DISABLE_SHM": "1",
+            "LP_NUM_THREADS": "1",
+            "SDL_AUDIODRIVER": "dummy",
+            "ALSOFT_DRIVERS": "null",
+            **{str(k): inside(str(v)) for k, v in (opts.get("env") or {}).items()},
+        }
+        binds: tuple[Bind, ...] = ()
+        mesa_cache = self.options.extra.get("mesa_cache")
+        if mesa_cache:
+            Path(mesa_cache).mkdir(parents=True, exist_ok=True)
+            binds = (Bind(Path(mesa_cache), MESA_CACHE_DIR, writable=True),)
+            env["MESA_SHADER_CACHE_DIR"] = MESA_CACHE_DIR if sandboxed else str(mesa_cache)
+        elif not sandboxed:
+            env["MESA_SHADER_CACHE_DIR"] = str(self._scratch / "home" / ".cache" / "mesa")
+        cwd = opts.get("cwd")
+        policy = game_policy(
+            self._scratch,
+            game_dir,
+            env=env,
+            x11_display=display,
+            extra_binds=binds,
+            cwd=f"{GAME_DIR}/{cwd}" if cwd else None,
+        )
+        self._log = open(self.options.workdir / "game.log", "a", encoding="utf-8")  # noqa: SIM115
+        self._log.write(f"$ {' '.join(argv)}\n")
+        self._log.flush()
+        try:
+            self._proc = SandboxedProcess(
+                policy,
+                argv,
+                backend=self.options.sandbox,
+                image=self.options.extra.get("apptainer_image"),
+                stdin=subprocess.DEVNULL,
+                stdout=self._log,
+                stderr=subprocess.STDOUT,
+            )
+        except (OSError, ValueError, RuntimeError) as exc:
+            raise GameFailure(RunStatus.LAUNCH_FAILED, f"cannot start the sandbox: {exc}") from exc
+
+    def _await_window(self, before: set[int]) -> Window:
+        assert self._x is not None and self._proc is not None
+        opts = self.game.options or {}
+        pattern = re.compile(str(opts.get("window_class", "")), re.I)
+        settle = float(opts.get("ready_after_s", READY_AFTER_S))
+        deadline = time.monotonic() + self.options.launch_timeout_s
+        while True:
+            code = self._proc.poll()
+            if code is not None:
+                raise GameFailure(
+                    RunStatus.LAUNCH_FAILED,
+                    f"the game exited with code {code} before showing a window; "
+                    f"log: {self._log_tail()}",
+                )
+            for window in self._x.windows():
+                if window.id in before or not pattern.search(" ".join(window.wm_class)):
+                    continue
+                try:
+                    # Focus as soon as the window exists: SDL takes keys only a while after.
+                    self._x.focus(window)
+                    frame = self._x.capture(window)
+                except (DisplayError, XError):
+                    continue
+                if not _blank(frame):
+                    if settle > 0:
+                        time.sleep(settle)
+                        settle = 0.0
+                        break  # look again: the window may have changed
+                    return window
+            if time.monotonic() > deadline:
+                raise GameFailure(
+                    RunStatus.LAUNCH_FAILED,
+                    f"no non-blank window after {self.options.launch_timeout_s:g} s; "
+                    f"log: {self._log_tail()}",
+                )
+            time.sleep(POLL_S)
+
+    # -- the clock ----------------------------------------------------------------------------
+
+    def _write_offset(self, stopped_s: float) -> None:
+        """Tell libfaketime to hide ``stopped_s`` seconds (atomic: the game reads it any time)."""
+        path = self._scratch / FAKETIME_FILE
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(f"-{stopped_s:.6f}\n", encoding="ascii")
+        os.replace(tmp, path)
+
+    def _pids(self) -> list[int]:
+        return procs.tree(self._proc.pid) if self._proc is not None else []
+
+    def _stop(self) -> None:
+        if self._stopped_at is None:
+            procs.signal_all(self._pids(), signal.SIGSTOP)
+            self._stopped_at = time.monotonic()
+
+    def _resume(self) -> None:
+        if self._stopped_at is not None:
+            self._stopped_total += time.monotonic() - self._stopped_at
+            self._write_offset(self._stopped_total)
+            self._stopped_at = None
+            procs.signal_all(self._pids(), signal.SIGCONT)
+
+    # -- input and frames ---------------------------------------------------------------------
+
+    def _apply(self, event: InputEvent) -> None:
+        x = self._x
+        assert x is not None and self._window is not None
+        win = self._window
+        if event.kind == "key_down":
+            x.key(event.key, True)
+        elif event.kind == "key_up":
+            x.key(event.key, False)
+        elif event.kind in ("move", "move_rel"):
+            if event.kind == "move":
+                px, py = event.x, event.y
+            else:
+                px, py = self._pointer[0] + event.x, self._pointer[1] + event.y
+            self._pointer = (min(max(px, 0), win.width - 1), min(max(py, 0), win.height - 1))
+            x.move(win.x + self._pointer[0], win.y + self._pointer[1])
+        elif event.kind == "button_down":
+            x.button(event.button, True)
+        elif event.kind == "button_up":
+            x.button(event.button, False)
+        elif event.kind == "wheel":
+            button = 5 if event.y > 0 else 4
+            for _ in range(abs(event.y)):
+                x.button(button, True)
+                x.button(button, False)
+
+    def _capture(self) -> np.ndarray:
+        assert self._x is not None and self._window is not None
+        return self._x.capture(self._window)
+
+    def _check_alive(self) -> None:
+        if self._proc is None:
+            raise GameFailure(RunStatus.CRASHED, "the game is not running")
+        code = self._proc.poll()
+        if code is not None:
+            raise GameFailure(
+                RunStatus.CRASHED, f"the game exited with code {code}; log: {self._log_tail()}"
+            )
+
+    def _log_tail(self, chars: int = 600) -> str:
+        path = self.options.workdir / "game.log"
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return ""
+        return text[-chars:].strip().replace("\n", " | ")
+
+    def probes(self) -> dict[str, Any]:
+        return {}
