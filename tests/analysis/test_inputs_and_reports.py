@@ -207,3 +207,17 @@ def test_every_figure_renders_with_data_and_without(tmp_path: Path) -> None:
         figures.save_figure(fig, tmp_path / f"{name}.pdf", tmp_path / f"{name}.png")
         assert (tmp_path / f"{name}.pdf").read_bytes()[:4] == b"%PDF"
         assert (tmp_path / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_per_corpus_game_subsets(tmp_path: Path) -> None:
+    path = tmp_path / "h.yaml"
+    path.write_text(
+        "kind: history\nconditions: [k0-hz0.33-base, k3-hz0.33-base]\n"
+        "games: {itch: {count: 20, seed: 3}, pyweek: all}\n"
+    )
+    ab = load_ablation(path)
+    games = {"itch": [f"i{i}" for i in range(100)], "pyweek": [f"p{i}" for i in range(30)]}
+    plan = {(c, cond): g for c, _, cond, g in ablation_plan(ab, games, ["random"], None)}
+    assert len(plan[("itch", "k0-hz0.33-base")]) == 20
+    assert plan[("itch", "k0-hz0.33-base")] == plan[("itch", "k3-hz0.33-base")]
+    assert plan[("pyweek", "k3-hz0.33-base")] == sorted(games["pyweek"])

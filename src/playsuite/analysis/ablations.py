@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,12 @@ class Ablation:
     corpora: Any  # "*" | list of corpus names
     games: int | None  # subset size per corpus; None = every game
     seed: int
+    #: per-corpus subsets that override ``games``/``seed``: corpus -> (count or None, seed)
+    corpus_games: Mapping[str, tuple[int | None, int]] = field(default_factory=dict)
+
+    def subset(self, corpus: str) -> tuple[int | None, int]:
+        """(subset size or None for every game, seed) for one corpus."""
+        return self.corpus_games.get(corpus, (self.games, self.seed))
 
     def parsed(self) -> list[Condition]:
         return [Condition.parse(c) for c in self.conditions]
@@ -49,6 +55,13 @@ def load_ablation(path: str | os.PathLike[str]) -> Ablation:
         if ref not in conds:
             raise ConfigError(f"{path}: reference {ref} is not one of the conditions")
     games = raw.get("games", "all")
+    per_corpus: dict[str, tuple[int | None, int]] = {}
+    if isinstance(games, Mapping) and "count" not in games:
+        for corpus, sub in games.items():
+            per_corpus[corpus] = (
+                (None, 0) if sub == "all" else (int(sub["count"]), int(sub.get("seed", 0)))
+            )
+        games = "all"
     ab = Ablation(
         name=raw.get("name", Path(path).stem),
         kind=raw["kind"],
@@ -59,6 +72,7 @@ def load_ablation(path: str | os.PathLike[str]) -> Ablation:
         corpora=raw.get("corpora", "*"),
         games=None if games == "all" else int(games["count"]),
         seed=0 if games == "all" else int(games.get("seed", 0)),
+        corpus_games=per_corpus,
     )
     _check_shape(ab, str(path))
     return ab
@@ -127,7 +141,7 @@ def ablation_plan(
     """(corpus, preset, condition, games) the play stage must run for this ablation."""
     plan = []
     for corpus in select_corpora(ab, corpus_games):
-        games = select_games(corpus_games[corpus], ab.games, ab.seed)
+        games = select_games(corpus_games[corpus], *ab.subset(corpus))
         for preset in select_presets(ab, presets, registry):
             for cond in ab.conditions:
                 plan.append((corpus, preset, cond, games))
