@@ -84,13 +84,13 @@ def analysis_targets():
         "results/tables/models.csv",
         "results/tables/models.md",
         "results/tables/models.tex",
-    ]
+    ] + analysis_figure_targets()
 
 
 def analysis_figure_targets():
     """Every statistic's table and figure per configured judge (rules/analysis.smk).
 
-    Needs results/scores/{judge}.tsv: add to analysis_targets() once the judge stage makes it.
+    Built from results/scores/{judge}.tsv, which the judge stage makes.
     """
     out = ["results/figures/efficiency.pdf", "results/figures/efficiency.png"]
     for judge in config["judges"]:
