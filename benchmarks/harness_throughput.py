@@ -25,6 +25,7 @@ import yaml
 from playsuite.catalog.acquire import acquire
 from playsuite.catalog.corpus import load_corpus
 from playsuite.config import Condition
+from playsuite.files import write_text_atomic
 from playsuite.harness.cli import limits_for
 from playsuite.harness.node import ServerSettings, ShardJob, run_shard
 from playsuite.inference.command import standin_argv
@@ -40,6 +41,11 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=6)
     parser.add_argument("--episodes", type=int, default=8, help="episodes per worker count")
     parser.add_argument("--workers", default="1,2,4")
+    parser.add_argument(
+        "--out",
+        default="results/benchmarks/throughput.tsv",
+        help="TSV for the efficiency figure (workers, episodes_per_hour); '' to skip",
+    )
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="playsuite-bench-"))
@@ -67,6 +73,7 @@ def main() -> None:
     )
     print(f"{'W':>3} {'wall s':>8} {'episodes/h':>11} {'scaling':>8} {'cpu s/step':>11}")
     base = None
+    table = ["workers\tepisodes_per_hour\tcpu_s_per_step\tlatency_s"]
     for workers in [int(w) for w in args.workers.split(",")]:
         runs = work / f"runs-w{workers}"
         job = ShardJob(
@@ -93,6 +100,10 @@ def main() -> None:
         print(
             f"{workers:>3} {wall:>8.1f} {rate:>11.0f} {rate / base / workers:>7.2f}x {cpu:>11.3f}"
         )
+        table.append(f"{workers}\t{rate:.1f}\t{cpu:.4f}\t{args.latency}")
+    if args.out:
+        write_text_atomic(args.out, "\n".join(table) + "\n")
+        print(f"wrote {args.out}")
 
 
 if __name__ == "__main__":
