@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -149,7 +150,13 @@ if sys.argv[2] == "sleep":
 
 
 @pytest.mark.parametrize(
-    ("mode", "sig"), [("sleep", signal.SIGTERM), ("sleep", signal.SIGINT), ("exit", None)]
+    ("mode", "sig"),
+    [
+        ("sleep", signal.SIGTERM),
+        ("sleep", signal.SIGINT),
+        ("sleep", signal.SIGKILL),  # no handler runs: the parent-death signal does it
+        ("exit", None),
+    ],
 )
 def test_server_stops_when_owner_exits_or_is_signalled(sock_dir, mode, sig):
     script = sock_dir / "owner.py"
@@ -165,9 +172,23 @@ def test_server_stops_when_owner_exits_or_is_signalled(sock_dir, mode, sig):
             owner.send_signal(sig)
         code = owner.wait(timeout=20)
     assert _wait_gone(pid)
-    if sig == signal.SIGTERM:
-        assert code == -signal.SIGTERM  # the owner still dies of the signal it was sent
+    if sig in (signal.SIGTERM, signal.SIGKILL):
+        assert code == -sig  # the owner still dies of the signal it was sent
     elif sig is None:
         assert code == 0
     else:
         assert code != 0
+
+
+def test_restart_from_a_short_lived_thread_survives_that_thread(standin):
+    # Servers die with the thread that spawned them (parent-death signal): a restart made by a
+    # worker thread that then ends must not take the new server down with it.
+    server = standin({"max_restarts": 1})
+    os.kill(server.pid, signal.SIGKILL)
+    server._proc.wait()
+    worker = threading.Thread(target=server.ensure_healthy)
+    worker.start()
+    worker.join()
+    assert server.restarts == 1
+    time.sleep(0.5)
+    assert server.running() and server.healthy()

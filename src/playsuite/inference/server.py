@@ -18,6 +18,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
+import queue
 import shlex
 import signal
 import socket
@@ -25,7 +26,8 @@ import subprocess
 import threading
 import time
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -122,6 +124,42 @@ def _install_exit_handlers() -> None:
                 previous = signal.getsignal(signum)
                 signal.signal(signum, lambda s, f, previous=previous: _on_signal(s, f, previous))
         _HANDLERS_INSTALLED = True
+
+
+# --- spawning ----------------------------------------------------------------------------------
+
+_spawn_queue: queue.SimpleQueue[tuple[Callable[[], Any], Future[Any]]] = queue.SimpleQueue()
+_spawner_lock = threading.Lock()
+_spawner: list[threading.Thread] = []
+
+
+def _spawner_loop() -> None:
+    while True:
+        task, future = _spawn_queue.get()
+        try:
+            future.set_result(task())
+        except BaseException as exc:
+            future.set_exception(exc)
+
+
+def _spawn_from_long_lived_thread(task: Callable[[], Any]) -> Any:
+    """Run ``task`` (a ``Popen``) on one daemon thread that lives as long as the process.
+
+    Linux delivers the parent-death signal (``die_with_parent``) when the *thread* that forked the
+    child exits, not the process. Restarts are made by whichever thread notices the crash (a game
+    worker, the judge's pool, a monitor); forking from that thread would tie the new server's
+    life to it. A daemon thread ends only with the process, after the ``atexit`` stop.
+    """
+    with _spawner_lock:
+        if not _spawner or not _spawner[0].is_alive():
+            thread = threading.Thread(
+                target=_spawner_loop, name="model-server-spawner", daemon=True
+            )
+            thread.start()
+            _spawner[:] = [thread]
+    future: Future[Any] = Future()
+    _spawn_queue.put((task, future))
+    return future.result()
 
 
 # --- the lifecycle ------------------------------------------------------------------------------
@@ -256,15 +294,17 @@ class VLLMServer:
             log.flush()
             _install_exit_handlers()
             try:
-                self._proc = subprocess.Popen(
-                    self.argv,
-                    stdin=subprocess.DEVNULL,
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                    env=self.env,
-                    cwd=self.cwd,
-                    start_new_session=True,  # own process group: stop() reaches every child
-                    preexec_fn=die_with_parent,  # and a killed node job takes its server along
+                self._proc = _spawn_from_long_lived_thread(
+                    lambda: subprocess.Popen(
+                        self.argv,
+                        stdin=subprocess.DEVNULL,
+                        stdout=log,
+                        stderr=subprocess.STDOUT,
+                        env=self.env,
+                        cwd=self.cwd,
+                        start_new_session=True,  # own process group: stop() reaches every child
+                        preexec_fn=die_with_parent,  # and a killed node job takes its server along
+                    )
                 )
             except OSError as exc:
                 raise ServerStartError(f"cannot run {self.argv[0]!r}: {exc}") from exc
