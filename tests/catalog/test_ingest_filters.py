@@ -177,6 +177,9 @@ def test_archive_and_launch_stages(itch) -> None:
     assert launch_exclusion(game, {"game": game.id, "status": "ok"}).kept
     failed = launch_exclusion(game, {"game": game.id, "status": "crashed", "error": "segfault"})
     assert (failed.stage, failed.reason) == ("launch", "launch dry-run crashed: segfault")
+    blank = {"game": game.id, "status": "ok", "ok": False, "error": "blank frames only"}
+    assert launch_exclusion(game, blank).reason == "launch dry-run failed: blank frames only"
+    assert launch_exclusion(game, {"game": game.id, "status": "ok", "ok": True}).kept
     with pytest.raises(ValueError, match="unknown status"):
         launch_exclusion(game, {"status": "fine"})
     with pytest.raises(ValueError, match="names game"):

@@ -4,11 +4,15 @@ written outside the extraction target, benign archives extracted exactly."""
 from __future__ import annotations
 
 import os
+import shutil
 import stat
+import tempfile
 import zipfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from playsuite.catalog.extract import ArchiveError, Limits, UnsafeArchiveError, safe_extract
 from playsuite.catalog.triage import policy_for, scan_archive
@@ -298,3 +302,34 @@ def test_link_over_a_directory_is_refused(tmp_path) -> None:
     entries = [*WEB, {"name": "game/art", "kind": "symlink", "link": "../game"}]
     archive = make_tar(tmp_path / "clash.tar.gz", entries)
     check_contained(tmp_path, archive, refused=True)
+
+
+NAME_PARTS = st.sampled_from(["a", "b", "..", ".", "", "/", "\\", "C:", "x.txt", "..\\", "~"])
+
+
+@pytest.mark.filterwarnings("ignore:Duplicate name")
+@settings(max_examples=60)
+@given(
+    st.lists(st.lists(NAME_PARTS, min_size=1, max_size=5).map("/".join), min_size=1, max_size=4),
+    st.sampled_from(FORMATS),
+)
+def test_random_names_never_escape(names: list[str], fmt: str) -> None:
+    root = Path(tempfile.mkdtemp(prefix="fuzz-"))
+    try:
+        entries = [file(n, f"data {i}") for i, n in enumerate(names) if n.strip("/")]
+        if not entries:
+            return
+        archive = make(fmt, root / "a", entries)
+        (root / "out").mkdir()
+        before = snapshot(root)
+        report = scan_archive(archive)
+        try:
+            safe_extract(archive, root / "out" / "t")
+        except (UnsafeArchiveError, ArchiveError):
+            assert snapshot(root) == before
+            return
+        assert not report.has("path_traversal") and not report.has("absolute_path")
+        outside = {p for p in snapshot(root) - before if not p.startswith("out/t")}
+        assert outside == set()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)

@@ -261,6 +261,14 @@ def _ensure_dirs(root: Path, rel_dir: str) -> Path:
     return current
 
 
+def _create(dest: Path, rel: str) -> int:
+    """Create a new file; never follow or replace anything already there."""
+    try:
+        return os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    except (FileExistsError, IsADirectoryError, NotADirectoryError):
+        raise UnsafeArchiveError(f"entry {rel!r} conflicts with another entry") from None
+
+
 def _safe_mode(mode: int, executable_default: bool = False) -> int:
     """Keep owner/group/other read-execute bits and owner write; drop setuid, setgid, sticky."""
     keep = mode & 0o755
@@ -340,7 +348,7 @@ def _extract_into(archive: Path, root: Path, limits: Limits, compressed_size: in
             raise UnsafeArchiveError(f"entry {entry.name!r} declares {entry.size} bytes (oversize)")
         parent = _ensure_dirs(root, posixpath.dirname(rel))
         dest = parent / posixpath.basename(rel)
-        fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        fd = _create(dest, rel)
         size = 0
         with os.fdopen(fd, "wb") as out:
             assert stream is not None
@@ -368,7 +376,7 @@ def _extract_into(archive: Path, root: Path, limits: Limits, compressed_size: in
         if total > limits.max_total_bytes:
             raise UnsafeArchiveError("archive exceeds the total size limit")
         dest = parent / posixpath.basename(rel)
-        fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        fd = _create(dest, rel)
         with os.fdopen(fd, "wb") as out, open(src, "rb") as inp:
             shutil.copyfileobj(inp, out, CHUNK)
         os.chmod(dest, stat.S_IMODE(src.stat().st_mode))

@@ -404,7 +404,11 @@ def launch_exclusion(
     result: dict[str, Any] | None,
     manual: dict[str, ManualExclusion] | None = None,
 ) -> Decision:
-    """The launch stage, from the runtime's launch-validation result (``None``: not run)."""
+    """The launch stage, from the runtime's launch-validation result (``None``: not run).
+
+    Accepts the result of :func:`playsuite.runtimes.validate.validate_launch`: ``status`` (an
+    episode status) and ``ok`` (false when frames stay blank or ignore input), ``error``.
+    """
     reason = _manual(game, "launch", manual or {})
     if not reason and result is not None:
         status = result.get("status")
@@ -412,9 +416,11 @@ def launch_exclusion(
             raise ValueError(f"launch result for {game.id}: unknown status {status!r}")
         if result.get("game", game.id) != game.id:
             raise ValueError(f"launch result for {game.id} names game {result.get('game')!r}")
-        if status != "ok":
+        ok = result.get("ok", True) is True  # the runtime's validator also sets ``ok``
+        if status != "ok" or not ok:
             error = result.get("error") or ""
-            reason = f"launch dry-run {status}" + (f": {error}" if error else "")
+            what = status if status != "ok" else "failed"
+            reason = f"launch dry-run {what}" + (f": {error}" if error else "")
     if reason:
         return Decision(game.id, game.source, "launch", reason)
     return Decision(game.id, game.source)
