@@ -7,7 +7,9 @@ decodes frames. Game code never runs in the harness process.
 Row options (``options`` in the corpus, all optional): ``cwd`` (working directory relative to
 the game), ``path`` (directories put on ``sys.path``), ``call: argv`` (call a ``module:function``
 entry with ``sys.argv``), ``opengl`` (the game renders with OpenGL: needs the worker's X
-display), ``nowait_frames`` and ``blank_limit_s`` (clock tuning, see the host), ``env``.
+display), ``nowait_frames`` and ``blank_limit_s`` (clock tuning, see the host),
+``lazy_imports`` (default true: the host defers numpy and ``pkg_resources``, see
+:class:`pygame_host.FastImports`), ``env``.
 """
 
 from __future__ import annotations
@@ -115,6 +117,7 @@ class PygameRuntime(Runtime):
             "game_dir": GAME_DIR if sandboxed else str(game_dir),
             "nowait_frames": game_opts.get("nowait_frames", 10),
             "blank_limit_s": game_opts.get("blank_limit_s", 30.0),
+            "lazy_imports": bool(game_opts.get("lazy_imports", True)),
         }
         script = HOST_INSIDE if sandboxed else str(host_script)
         self._log = open(self.log_path, "ab")  # noqa: SIM115 - closed in close()

@@ -165,6 +165,12 @@ class SandboxedProcess:
             for pid in processes_in_namespace(ns):
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(pid, signal.SIGKILL)
+            # The backend process outside the namespace (bwrap's monitor) reaps the namespace's
+            # init and then exits by itself: wait for that instead of killing it too. Killed at
+            # once, it leaves that init a zombie for the machine's PID 1 to reap, which takes
+            # 1-2 s on some hosts (and the scan below waits for it).
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.popen.wait(timeout=1.0)
         if grace_s > 0 and self.popen.poll() is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.popen.pid, signal.SIGTERM)
