@@ -8,6 +8,9 @@ Every game is fetched by the workflow from where its row says it lives, never co
 ``npm``     ``npm pack`` then extraction of the tarball; ``options.page`` generates a start page
             for packages that ship only a script
 ``local``   a directory in this repository (test fixtures, games kept in-tree)
+``itch``, ``pyweek``  an archive (zip or tar; a path or an ``http(s)://`` URL) unpacked with the
+            catalog's :func:`~playsuite.catalog.extract.safe_extract`, after a fresh safety
+            triage of the very bytes being unpacked: a quarantined archive is never extracted
 
 Result layout, ``{games_dir}/{id}/``: ``files/`` (the game tree, read-only at ``/game`` in the
 sandbox) and ``acquired.json`` (what was fetched: packages, versions, sha256 of each download, a
@@ -28,16 +31,17 @@ import os
 import re
 import shutil
 import subprocess
-import sys
-import tarfile
 import tempfile
 import time
+import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 from playsuite.catalog.corpus import GameEntry
+from playsuite.catalog.extract import ArchiveError, UnsafeArchiveError, safe_extract
+from playsuite.catalog.triage import POLICIES, scan_archive
 from playsuite.files import read_json, write_json_atomic
 
 MANIFEST = "acquired.json"
@@ -46,6 +50,10 @@ DEBIAN_PYTHON = "/usr/bin/python3"
 VENV = "venv"
 DEFAULT_PAGE = "playsuite-page.html"
 MANIFEST_VERSION = 1
+ARCHIVE_SOURCES = ("itch", "pyweek")
+#: The sandbox platform a runtime's build is triaged as (playsuite.catalog.triage PLATFORMS).
+TRIAGE_PLATFORM = {"browser": "web", "native": "native", "pygame": "python"}
+DOWNLOAD_TIMEOUT_S = 300
 
 
 class AcquisitionError(RuntimeError):
@@ -93,13 +101,16 @@ def load_acquired(games_dir: str | os.PathLike[str], game_id: str) -> AcquiredGa
 
 def request_of(game: GameEntry) -> dict[str, Any]:
     """The part of a row that decides what is fetched; a change means acquiring again."""
-    return {
+    request = {
         "source": game.source,
         "package": game.package,
         "version": game.version,
         "acquire": game.options.get("acquire") or {},
         "page": game.options.get("page"),
     }
+    if game.source in ARCHIVE_SOURCES:  # a new catalog verdict is checked again
+        request["triage"] = game.options.get("triage")
+    return request
 
 
 def acquire(
@@ -115,7 +126,7 @@ def acquire(
     ``base_dir`` resolves relative ``package`` paths of ``local`` games (default: the current
     directory). ``log`` receives the commands run and their output.
     """
-    games_dir = Path(games_dir)
+    games_dir = Path(games_dir).absolute()  # tools below report absolute paths
     root = game_root(games_dir, game.id)
     request = request_of(game)
     if not force:
@@ -150,6 +161,7 @@ def acquire(
             "missing_system_packages": result.get("missing_system_packages", []),
             "metadata": result.get("metadata", {}),
             "files_sha256": tree_sha256(files),
+            **({"triage": result["triage"]} if "triage" in result else {}),
             "acquire_s": round(time.monotonic() - started, 3),
         }
         write_json_atomic(stage / MANIFEST, manifest)
@@ -493,16 +505,12 @@ def _acquire_pypi(
 # ------------------------------------------------------------------------------------------ npm
 
 
-def _safe_extract(archive: Path, dest: Path) -> None:
-    with tarfile.open(archive) as tar:
-        if sys.version_info >= (3, 12) or hasattr(tarfile, "data_filter"):
-            tar.extractall(dest, filter="data")
-        else:  # pragma: no cover - Python without extraction filters
-            for member in tar.getmembers():
-                target = (dest / member.name).resolve()
-                if not str(target).startswith(str(dest.resolve())):
-                    raise AcquisitionError(f"unsafe path in {archive.name}: {member.name}")
-            tar.extractall(dest)
+def _extract(archive: Path, dest: Path) -> None:
+    """Unpack with the catalog's extractor (the only one in the package); errors name the file."""
+    try:
+        safe_extract(archive, dest)
+    except (ArchiveError, UnsafeArchiveError) as exc:
+        raise AcquisitionError(f"cannot unpack {archive.name}: {exc}") from None
 
 
 def _npm_author(value: Any) -> str:
@@ -525,7 +533,7 @@ def _acquire_npm(
     except (ValueError, IndexError, KeyError):
         raise AcquisitionError(f"{game.id}: npm pack printed no JSON for {spec}") from None
     tarball = downloads / packed["filename"]
-    _safe_extract(tarball, files)
+    _extract(tarball, files)
     package_json = files / "package" / "package.json"
     meta = json.loads(package_json.read_text(encoding="utf-8")) if package_json.is_file() else {}
     metadata = {
@@ -597,11 +605,105 @@ def _acquire_local(
     }
 
 
+# ----------------------------------------------------------------------------- itch / pyweek
+
+
+def _fetch_archive(game: GameEntry, downloads: Path, base_dir: Path, log: IO[str] | None) -> Path:
+    """The row's archive as a local file: a path as it is, a URL downloaded into ``downloads``."""
+    location = game.package
+    if location.startswith(("http://", "https://")):
+        name = re.sub(r"[^A-Za-z0-9._-]", "_", location.rstrip("/").rsplit("/", 1)[-1]) or "game"
+        target = downloads / name
+        if log is not None:
+            log.write(f"GET {location}\n")
+        try:
+            with (
+                urllib.request.urlopen(location, timeout=DOWNLOAD_TIMEOUT_S) as resp,
+                open(target, "wb") as out,
+            ):
+                shutil.copyfileobj(resp, out, 1 << 20)
+        except OSError as exc:
+            raise AcquisitionError(f"{game.id}: download of {location} failed: {exc}") from None
+        return target
+    path = Path(location)
+    if not path.is_absolute():
+        path = base_dir / path
+    if not path.is_file():
+        raise AcquisitionError(f"{game.id}: archive {path} does not exist")
+    return path
+
+
+def archive_triage(game: GameEntry, archive: Path) -> dict[str, Any]:
+    """Triage the archive about to be unpacked and combine it with the row's recorded verdict.
+
+    The row's ``options.triage`` is what the catalog decided when it scanned the archive; the
+    scan here looks at the bytes actually fetched (a URL can serve something else today). The
+    stricter of the two policies applies, so a game the catalog quarantined stays quarantined.
+    """
+    report = scan_archive(
+        archive,
+        platform=TRIAGE_PLATFORM.get(game.runtime),
+        entry=game.entry or None,
+        rating_count=game.rating_count,
+    )
+    recorded = dict(game.options.get("triage") or {})
+    policies = [report.policy] + ([recorded["policy"]] if recorded.get("policy") else [])
+    unknown = [p for p in policies if p not in POLICIES]
+    if unknown:
+        raise AcquisitionError(f"{game.id}: unknown triage policy {unknown[0]!r}")
+    policy = min(policies, key=POLICIES.index)  # POLICIES runs from strictest to most lenient
+    return {
+        "policy": policy,
+        "risk": max([report.risk] + ([int(recorded["risk"])] if "risk" in recorded else [])),
+        "scan": {
+            "risk": report.risk,
+            "policy": report.policy,
+            "signals": [s.to_dict() for s in report.signals],
+        },
+        "recorded": recorded or None,
+    }
+
+
+def _acquire_archive(
+    game: GameEntry, stage: Path, files: Path, base_dir: Path, log: IO[str] | None
+) -> dict[str, Any]:
+    downloads = stage / "downloads"
+    downloads.mkdir()
+    archive = _fetch_archive(game, downloads, base_dir, log)
+    triage = archive_triage(game, archive)
+    if log is not None:
+        log.write(f"triage {archive.name}: risk {triage['risk']}, policy {triage['policy']}\n")
+    if triage["policy"] == "quarantine":
+        signals = ", ".join(s["name"] for s in triage["scan"]["signals"]) or "the catalog's verdict"
+        raise AcquisitionError(
+            f"{game.id}: archive {archive.name} is quarantined ({signals}); it is never unpacked"
+        )
+    _extract(archive, files)
+    return {
+        "version": game.version,
+        "packages": [
+            {"name": game.package, "version": game.version, "sha256": _file_sha256(archive)}
+        ],
+        "python": DEBIAN_PYTHON,
+        "metadata": {
+            "title": game.title,
+            "author": game.author,
+            "summary": game.description,
+            "description": game.description,
+            "tags": list(game.tags),
+            "readme": game.readme or _find_readme(files, [files]),
+        },
+        "triage": triage,
+    }
+
+
 _HANDLERS = {
     "debian": _acquire_debian,
     "pypi": _acquire_pypi,
     "npm": _acquire_npm,
     "local": _acquire_local,
+    "itch": _acquire_archive,
+    "pyweek": _acquire_archive,
 }
 
 
