@@ -29,6 +29,7 @@ import re
 import signal
 import subprocess
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -57,6 +58,9 @@ FAKETIME_FILE = "faketime.rc"  # in the sandbox scratch directory
 MESA_CACHE_DIR = "/cache/mesa"  # where a worker's shared shader cache is bound
 POLL_S = 0.02
 TERM_GRACE_S = 1.5
+#: Input starts this long into a slice: events that arrive the moment a game wakes from SIGSTOP
+#: can be lost (SuperTux's menu misses them), so the game runs a few frames first.
+INPUT_LEAD_S = 0.15
 READY_AFTER_S = 0.3  # run on after the first non-blank frame: some games draw it in parts
 
 
@@ -117,7 +121,8 @@ class NativeRuntime(Runtime):
             raise GameFailure(RunStatus.CRASHED, "the game's window is gone")
         self._window = window
         self._x.focus(window)
-        events = schedule(actions, seconds)
+        lead = min(INPUT_LEAD_S, seconds / 2)
+        events = [replace(e, t=min(e.t + lead, seconds)) for e in schedule(actions, seconds)]
         captures = frame_times(seconds, frames_per_slice(seconds, self.video_fps))
         clock = {"start": 0.0}
         last = len(captures) - 1
@@ -225,8 +230,10 @@ class NativeRuntime(Runtime):
             Path(mesa_cache).mkdir(parents=True, exist_ok=True)
             binds = (Bind(Path(mesa_cache), MESA_CACHE_DIR, writable=True),)
             env["MESA_SHADER_CACHE_DIR"] = MESA_CACHE_DIR if sandboxed else str(mesa_cache)
-        elif not sandboxed:
-            env["MESA_SHADER_CACHE_DIR"] = str(self._scratch / "home" / ".cache" / "mesa")
+        else:  # a per-run cache (the sandbox's default place): slower starts, still writable
+            (self._scratch / "home" / ".cache" / "mesa").mkdir(parents=True, exist_ok=True)
+            if not sandboxed:
+                env["MESA_SHADER_CACHE_DIR"] = str(self._scratch / "home" / ".cache" / "mesa")
         cwd = opts.get("cwd")
         policy = game_policy(
             self._scratch,
@@ -271,7 +278,9 @@ class NativeRuntime(Runtime):
                     continue
                 try:
                     # Focus as soon as the window exists: SDL takes keys only a while after.
-                    self._x.focus(window)
+                    if self._x.focused() != window.id:
+                        self._x.focus(window)
+                        self._x.prime_keyboard()
                     frame = self._x.capture(window)
                 except (DisplayError, XError):
                     continue
@@ -303,15 +312,17 @@ class NativeRuntime(Runtime):
 
     def _stop(self) -> None:
         if self._stopped_at is None:
-            procs.signal_all(self._pids(), signal.SIGSTOP)
+            pids = self._pids()  # read /proc first: the game runs on while we scan
+            procs.signal_all(pids, signal.SIGSTOP)
             self._stopped_at = time.monotonic()
 
     def _resume(self) -> None:
         if self._stopped_at is not None:
+            pids = self._pids()  # nothing forks while stopped; scan before the clock is read
             self._stopped_total += time.monotonic() - self._stopped_at
             self._write_offset(self._stopped_total)
             self._stopped_at = None
-            procs.signal_all(self._pids(), signal.SIGCONT)
+            procs.signal_all(pids, signal.SIGCONT)
 
     # -- input and frames ---------------------------------------------------------------------
 

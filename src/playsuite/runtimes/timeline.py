@@ -17,7 +17,7 @@ from typing import TypeVar
 
 from playsuite.actions.canonical import Action, Click, Hold, Key, Move, Scroll
 
-TAP_SECONDS = 0.05  # 3 frames at 60 fps
+TAP_SECONDS = 0.1  # 6 frames at 60 fps, 2 for a software-rendered game at 20 fps
 CLICK_SECONDS = 0.03  # button down time of one click; also the gap between multi-clicks
 MOVE_STEPS_PER_SECOND = 30
 

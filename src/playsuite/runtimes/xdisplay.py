@@ -256,6 +256,15 @@ class XClient:
         xtest.fake_input(self._d, X.KeyPress if down else X.KeyRelease, self.keycode(key))
         self._d.sync()
 
+    def prime_keyboard(self) -> None:
+        """Tap Shift once so the first real key is not lost.
+
+        The first XTEST event makes the XTEST keyboard the server's active device, which sends
+        every client a keymap change; SDL games drop the key that comes with it.
+        """
+        self.key("shift", True)
+        self.key("shift", False)
+
     def move(self, x: int, y: int) -> None:
         """Pointer to root coordinates (x, y)."""
         from Xlib import X
@@ -290,7 +299,8 @@ class XClient:
         import mss
 
         if self._mss is None:
-            self._mss = mss.mss(display=self.name)
+            factory = getattr(mss, "MSS", None) or mss.mss  # mss >= 10 renames the factory
+            self._mss = factory(display=self.name)
         sw, sh = self.screen_size
         left, top = max(window.x, 0), max(window.y, 0)
         right, bottom = min(window.x + window.width, sw), min(window.y + window.height, sh)

@@ -1,0 +1,46 @@
+"""Test program for the native runtime: an ordinary X11 window (pygame on SDL's x11 driver).
+
+It draws a bar whose length follows its own monotonic clock and a square moved by the arrow
+keys, and writes its state to $HOME/state.json every frame so a test can read what the program
+itself saw: its clock (libfaketime must hide the stops), the keys and clicks that arrived. It
+ignores SIGTERM (as some games do) and exits with code 3 on "k" (a crash).
+"""
+
+import json
+import os
+import signal
+import time
+
+import pygame
+
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+pygame.init()
+screen = pygame.display.set_mode((320, 240))
+pygame.display.set_caption("clock window")
+t0 = time.monotonic()
+state = {"t": 0.0, "x": 100.0, "keys": [], "clicks": 0}
+state_path = os.path.join(os.environ["HOME"], "state.json")
+last = t0
+while True:
+    now = time.monotonic()
+    dt, last = now - last, now
+    for event in pygame.event.get():
+        if event.type == pygame.KEYDOWN:
+            name = pygame.key.name(event.key)
+            state["keys"].append(name)
+            if name == "k":
+                os._exit(3)
+        elif event.type == pygame.MOUSEBUTTONDOWN:
+            state["clicks"] += 1
+    pressed = pygame.key.get_pressed()
+    state["x"] += 100 * dt * (pressed[pygame.K_RIGHT] - pressed[pygame.K_LEFT])
+    state["t"] = now - t0
+    screen.fill((16, 32, 64))
+    pygame.draw.rect(screen, (64, 192, 96), (int(state["x"]), 100, 20, 20))
+    pygame.draw.rect(screen, (255, 255, 255), (0, 200, int(state["t"] * 40) % 320, 8))
+    pygame.display.flip()
+    tmp = state_path + ".tmp"
+    with open(tmp, "w") as fh:
+        json.dump(state, fh)
+    os.replace(tmp, state_path)
+    time.sleep(1 / 60)

@@ -1,0 +1,218 @@
+"""Native runtime on a real Xvfb, in the bwrap sandbox: a small X11 test program, then the local
+corpus's native games (SuperTux from Debian, Slayer in the Shadows from PyPI).
+
+The test program (tests/runtimes/data/native/clock_window.py) reports what it saw itself in
+$HOME/state.json: its own monotonic clock, the keys and clicks that reached it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from playsuite.actions.canonical import Click, Hold, Key, Wait
+from playsuite.catalog.corpus import GameEntry, find_game
+from playsuite.runtimes import procs
+from playsuite.runtimes.base import GameFailure, RunStatus, RuntimeOptions
+from playsuite.runtimes.factory import make_runtime
+from playsuite.runtimes.native_runtime import NativeRuntime
+from playsuite.runtimes.xdisplay import VirtualDisplay, XClient, keysym_name
+
+from .conftest import games_cache
+
+PROGRAMS = Path(__file__).parent / "data" / "native"
+FPS = 10.0
+
+
+def program(**fields: object) -> GameEntry:
+    row: dict[str, object] = {
+        "id": "clock-window",
+        "title": "Clock window",
+        "source": "local",
+        "package": "tests/runtimes/data/native",
+        "runtime": "native",
+        "entry": "/usr/bin/python3",
+        "args": ["/game/clock_window.py"],
+        **fields,
+    }
+    return GameEntry.from_dict(row)
+
+
+@pytest.fixture(scope="module")
+def display() -> Iterator[VirtualDisplay]:
+    with VirtualDisplay(size=(1600, 1000)) as xvfb:
+        yield xvfb
+
+
+@pytest.fixture
+def options(tmp_path: Path, display: VirtualDisplay):
+    def make(game_dir: Path = PROGRAMS, **overrides: object) -> RuntimeOptions:
+        workdir = tmp_path / f"run{len(list(tmp_path.iterdir()))}"
+        workdir.mkdir()
+        values: dict[str, object] = {
+            "workdir": workdir,
+            "game_dir": game_dir,
+            "video_fps": FPS,
+            "display": display.name,
+            "launch_timeout_s": 60.0,
+            "slice_timeout_s": 30.0,
+            "extra": {"mesa_cache": games_cache().parent / "mesa-cache"},
+        }
+        values.update(overrides)
+        return RuntimeOptions(**values)  # type: ignore[arg-type]
+
+    return make
+
+
+def seen(opts: RuntimeOptions) -> dict:
+    """What the test program reported about itself."""
+    return json.loads((opts.workdir / "sandbox" / "home" / "state.json").read_text())
+
+
+def changed(a: np.ndarray, b: np.ndarray) -> int:
+    return int((a != b).any(axis=-1).sum())
+
+
+def live_descendants() -> set[int]:
+    return {p for p in procs.descendants(os.getpid()) if procs.alive(p)}
+
+
+def test_keysyms() -> None:
+    assert keysym_name("a") == "a"
+    assert keysym_name("f5") == "F5"
+    assert keysym_name("enter") == "Return"
+    assert keysym_name("pageup") == "Prior"
+
+
+def test_display_is_shared_and_reachable(display: VirtualDisplay) -> None:
+    assert display.socket.exists()
+    with XClient(display.name) as x:
+        assert x.screen_size == (1600, 1000)
+        assert x.keycode("space") > 0
+
+
+def test_stopped_between_slices_and_slices_are_exact(options) -> None:
+    opts = options()
+    with make_runtime(program(), opts) as rt:
+        assert isinstance(rt, NativeRuntime)
+        first = rt.start()
+        assert rt.screen_size == (320, 240)
+        assert first.frame.shape == (240, 320, 3)
+        t0 = seen(opts)["t"]
+        time.sleep(0.6)  # stopped: no pixel and no clock tick may move
+        assert changed(first.frame, rt.observe().frame) == 0
+        assert seen(opts)["t"] == t0
+        frames = rt.act([Wait()], 0.5)
+        assert len(frames) == round(0.5 * FPS)
+        assert changed(frames[0], frames[-1]) > 0  # the clock bar grew during the slice
+        # The program's own clock moved by the slice, not by the 0.6 s it spent stopped.
+        assert seen(opts)["t"] - t0 == pytest.approx(0.5, abs=0.1)
+        assert rt.observe().t_game == pytest.approx(0.5)
+        time.sleep(0.3)
+        t1 = seen(opts)["t"]
+        rt.act([Wait()], 0.5)
+        assert seen(opts)["t"] - t1 == pytest.approx(0.5, abs=0.1)
+
+
+def test_input_reaches_the_window(options) -> None:
+    opts = options()
+    with make_runtime(program(), opts) as rt:
+        rt.start()
+        x0 = seen(opts)["x"]
+        rt.act([Hold(keys=("right",), seconds=0.4), Key(keys=("a",)), Click(x=5, y=5)], 0.7)
+        state = seen(opts)
+        assert state["x"] - x0 == pytest.approx(40, abs=8)
+        assert state["keys"] == ["right", "a"]
+        assert state["clicks"] == 1
+
+
+def test_crash_is_reported_and_nothing_survives(options) -> None:
+    before = live_descendants()
+    rt = make_runtime(program(), options())
+    try:
+        rt.start()
+        assert len(live_descendants() - before) >= 2  # bwrap and the program
+        with pytest.raises(GameFailure) as failure:
+            rt.act([Key(keys=("k",))], 0.5)  # the program exits with code 3
+        assert failure.value.status == RunStatus.CRASHED
+        assert "code 3" in str(failure.value)
+    finally:
+        rt.close()
+    assert live_descendants() - before == set()
+
+
+def test_close_escalates_to_sigkill(options) -> None:
+    before = live_descendants()
+    with make_runtime(program(), options()) as rt:  # the program ignores SIGTERM
+        rt.start()
+        rt.act([Wait()], 0.2)
+    assert live_descendants() - before == set()
+
+
+def test_program_that_never_opens_a_window_fails_to_launch(options) -> None:
+    game = program(args=["-c", "import sys; print('no window here'); sys.exit(4)"])
+    rt = make_runtime(game, options())
+    with rt, pytest.raises(GameFailure) as failure:
+        rt.start()
+    assert failure.value.status == RunStatus.LAUNCH_FAILED
+    assert "no window here" in str(failure.value)
+
+
+# -- the local corpus's native games ---------------------------------------------------------
+
+
+@pytest.fixture
+def corpus_game(local_corpus, acquired, options):
+    def get(game_id: str) -> tuple[GameEntry, RuntimeOptions]:
+        game = find_game(local_corpus, game_id)
+        return game, options(game_dir=acquired(game).files)
+
+    return get
+
+
+def similarity(a: np.ndarray, b: np.ndarray) -> float:
+    """Correlation of two grey images: 1.0 for the same picture, even mid-fade (brightness)."""
+    ga, gb = a.astype(float).mean(axis=-1).ravel(), b.astype(float).mean(axis=-1).ravel()
+    return float(np.corrcoef(ga, gb)[0, 1])
+
+
+@pytest.mark.games
+@pytest.mark.slow
+def test_supertux_menu_answers_enter(corpus_game) -> None:
+    game, opts = corpus_game("supertux")
+    menu = (slice(230, 450), slice(300, 500))  # the title menu's box
+    with make_runtime(game, opts) as rt:
+        start = rt.start()
+        assert rt.screen_size == (800, 600)
+        time.sleep(0.3)
+        assert changed(start.frame, rt.observe().frame) == 0
+        rt.act([Wait()], 3.5)  # the title fades in; its menu takes keys once it is shown
+        idle = rt.act([Wait()], 0.5)
+        # "Start Game" opens its submenu. Held for a while: under software OpenGL on a busy
+        # machine the game may draw only a few frames a second and miss a short tap.
+        pressed = rt.act([Hold(keys=("enter",), seconds=0.3)], 0.5)
+        after = rt.act([Wait()], 1.0)  # the menus slide: give the change time to show
+        assert similarity(idle[0][menu], idle[-1][menu]) > 0.8  # only the fade moves
+        assert similarity(pressed[0][menu], after[-1][menu]) < 0.8  # another menu
+
+
+@pytest.mark.games
+@pytest.mark.slow
+def test_slayer_in_the_shadows_start_button(corpus_game) -> None:
+    game, opts = corpus_game("slayer-in-the-shadows")
+    with make_runtime(game, opts) as rt:
+        start = rt.start()
+        w, h = rt.screen_size
+        time.sleep(0.3)
+        assert changed(start.frame, rt.observe().frame) == 0
+        idle = rt.act([Wait()], 0.5)
+        assert changed(start.frame, idle[-1]) == 0  # a still title menu
+        # "Start Game" is the first button under the title, centred.
+        frames = rt.act([Click(x=w // 2, y=int(h * 0.425))], 1.0)
+        assert changed(start.frame, frames[-1]) > 1000
