@@ -4,7 +4,15 @@
 from pathlib import Path
 
 from playsuite.config import Condition, load_validated
-from playsuite.plan import corpus_games, play_settings, shard_units
+from playsuite.plan import (
+    block_index,
+    blocks_of,
+    corpus_games,
+    game_blocks,
+    play_settings,
+    server_argv_option as _server_argv_option,
+    shard_units,
+)
 from playsuite.registry import parse_registry
 
 REGISTRY = parse_registry(load_validated(config["models"], "models"))
@@ -17,11 +25,22 @@ CONDITIONS = {name: Condition.parse(name) for name in config["conditions"]}
 PLAY = play_settings(config)
 PLAY_UNITS = shard_units(config, REGISTRY)
 PLAY_UNIT_BY_KEY = {(u.corpus, u.preset, u.condition, u.shard): u for u in PLAY_UNITS}
+GAME_BLOCKS = game_blocks(config)  # acquisition blocks (rule acquired_block)
+GAME_BLOCK_OF = block_index(GAME_BLOCKS)
+CORPUS_TABLE_OF_GAME = {}  # game id -> table of the first corpus that lists it
+for _corpus in reversed(list(config["corpora"])):
+    for _game in corpus_games(config, _corpus):
+        CORPUS_TABLE_OF_GAME[_game.id] = config["corpora"][_corpus]["table"]
 
 
 def play_unit(wc):
     """The play shard (playsuite.plan.ShardUnit) named by a rule's wildcards."""
     return PLAY_UNIT_BY_KEY[(wc.corpus, wc.preset, wc.condition, wc.shard)]
+
+
+def server_argv_option(preset):
+    """play-shard's ``--server-argv`` option from ``play.server_argv`` (empty when unset)."""
+    return _server_argv_option(config, preset)
 
 
 def preset_resource(preset, name, default):
@@ -32,10 +51,10 @@ def preset_resource(preset, name, default):
 
 def corpus_of_game(game):
     """The table of the first configured corpus that lists ``game``."""
-    for corpus, spec in config["corpora"].items():
-        if any(g.id == game for g in corpus_games(config, corpus)):
-            return spec["table"]
-    raise ValueError(f"game {game!r} is in no configured corpus")
+    try:
+        return CORPUS_TABLE_OF_GAME[game]
+    except KeyError:
+        raise ValueError(f"game {game!r} is in no configured corpus") from None
 
 
 def catalog_targets():

@@ -50,11 +50,35 @@ rule validate_launch:
         "../workflow/scripts/validate_launch.py"
 
 
+# A block of a corpus's acquired games (the corpus cut like a main run's shards,
+# playsuite.plan.game_blocks): a local bookkeeping job that waits for the block's acquire_game
+# jobs, so that a play shard depends on a few block files instead of one file per game. This keeps
+# the paper's DAG plannable in well under a minute (docs/cluster.md, benchmarks/plan_paper.py).
+rule acquired_block:
+    input:
+        lambda wc: [
+            f"results/games/{game}/acquired.json"
+            for game in GAME_BLOCKS[wc.corpus][wc.block]
+        ],
+    output:
+        "results/games/blocks/{corpus}/{block}.txt",
+    log:
+        "results/logs/acquire/blocks/{corpus}/{block}.log",
+    wildcard_constraints:
+        block="s[0-9]{4}",
+    localrule: True
+    conda:
+        "../envs/playsuite.yaml"
+    shell:
+        "printf '%s\\n' {input} > {output} 2> {log}"
+
+
 rule play_shard:
     input:
         catalog=lambda wc: config["corpora"][wc.corpus]["table"],
         acquired=lambda wc: [
-            f"results/games/{game}/acquired.json" for game in play_unit(wc).games
+            f"results/games/blocks/{wc.corpus}/{block}.txt"
+            for block in blocks_of(play_unit(wc), GAME_BLOCK_OF)
         ],
     output:
         manifest="results/runs/{corpus}/{preset}/{condition}/shards/{shard}.tsv",
@@ -81,12 +105,13 @@ rule play_shard:
         wall_timeout=PLAY["wall_timeout_s"],
         seed=config.get("seed", 0),
         models=config["models"],
+        server_argv=lambda wc: server_argv_option(wc.preset),
     shell:
         "playsuite play-shard --corpus {wildcards.corpus} --catalog {input.catalog}"
         " --preset {wildcards.preset} --condition {wildcards.condition}"
         " --shard {wildcards.shard} --games {params.games} --workers {params.workers}"
         " {params.steps} --wall-timeout {params.wall_timeout} --seed {params.seed}"
-        " --models {params.models}"
+        " --models {params.models}{params.server_argv}"
         " --runs-dir results/runs/{wildcards.corpus}/{wildcards.preset}/{wildcards.condition}"
         " --games-dir results/games --manifest {output.manifest}"
         " --log-dir results/logs/play/{wildcards.corpus}/{wildcards.preset}/{wildcards.condition}"

@@ -10,7 +10,9 @@ analysis (it reads ablation files) and is used by the workflow and the command l
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+import shlex
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -25,6 +27,7 @@ PLAY_DEFAULTS: dict[str, Any] = {
     "workers": 8,
     "steps": None,  # None: the paper's caps (300 s of game time; 10,000 frames for pygame)
     "wall_timeout_s": 3600,
+    "server_argv": None,  # None: `vllm serve` from the preset (see server_argv_option)
 }
 
 
@@ -91,3 +94,44 @@ def shard_units(config: Mapping[str, Any], registry: Registry) -> list[ShardUnit
                 )
             )
     return units
+
+
+def game_blocks(config: Mapping[str, Any]) -> dict[str, dict[str, tuple[str, ...]]]:
+    """``{corpus: {block: game ids}}``: each corpus cut like a main run's shards.
+
+    A block is the unit the DAG tracks acquisition by: a play shard depends on the blocks that
+    hold its games (one block for a main-run shard, whose games are exactly that block), not on
+    one file per game. At paper scale that is ~3K edges instead of ~180K, which is most of what
+    ``snakemake -n`` spends (benchmarks/plan_paper.py).
+    """
+    size = int(play_settings(config)["shard_size"])
+    out = {}
+    for corpus in config["corpora"]:
+        ids = sorted(g.id for g in corpus_games(config, corpus))
+        out[corpus] = {
+            shard_key(i // size): tuple(ids[i : i + size]) for i in range(0, len(ids), size)
+        }
+    return out
+
+
+def block_index(blocks: Mapping[str, Mapping[str, Sequence[str]]]) -> dict[tuple[str, str], str]:
+    """``{(corpus, game): block}`` for :func:`game_blocks`'s result."""
+    return {(c, g): b for c, by_block in blocks.items() for b, ids in by_block.items() for g in ids}
+
+
+def blocks_of(unit: ShardUnit, index: Mapping[tuple[str, str], str]) -> list[str]:
+    """Blocks of ``unit.corpus`` that hold the unit's games."""
+    return sorted({index[(unit.corpus, game)] for game in unit.games})
+
+
+def server_argv_option(config: Mapping[str, Any], preset: str) -> str:
+    """`` --server-argv JSON`` for ``playsuite play-shard`` when ``play.server_argv`` is set.
+
+    The override replaces `vllm serve` (e.g. the stand-in server where there is no GPU); its
+    ``{preset}`` placeholder becomes the preset name, ``{uds}`` is left for the node runner.
+    """
+    argv = play_settings(config)["server_argv"]
+    if not argv:
+        return ""
+    filled = [str(a).replace("{preset}", preset) for a in argv]
+    return " --server-argv " + shlex.quote(json.dumps(filled))
