@@ -1,6 +1,7 @@
 # Helpers shared by the workflow: configuration lookups and target lists (functions only).
 # Each stage owns one *_targets() function below; final_outputs() is the default target.
 
+import sys
 from pathlib import Path
 
 from playsuite.config import Condition, load_validated
@@ -22,6 +23,9 @@ for _preset in config["presets"]:
 for _judge in config["judges"]:
     REGISTRY.judge(_judge)
 CONDITIONS = {name: Condition.parse(name) for name in config["conditions"]}
+# The command line of the interpreter running this workflow, which has playsuite installed
+# (this file imports it): jobs need no activated environment to find the `playsuite` command.
+PLAYSUITE = f"{sys.executable} -m playsuite.cli"
 PLAY = play_settings(config)
 PLAY_UNITS = shard_units(config, REGISTRY)
 PLAY_UNIT_BY_KEY = {(u.corpus, u.preset, u.condition, u.shard): u for u in PLAY_UNITS}

@@ -106,8 +106,9 @@ rule play_shard:
         seed=config.get("seed", 0),
         models=config["models"],
         server_argv=lambda wc: server_argv_option(wc.preset),
+        playsuite=PLAYSUITE,
     shell:
-        "playsuite play-shard --corpus {wildcards.corpus} --catalog {input.catalog}"
+        "{params.playsuite} play-shard --corpus {wildcards.corpus} --catalog {input.catalog}"
         " --preset {wildcards.preset} --condition {wildcards.condition}"
         " --shard {wildcards.shard} --games {params.games} --workers {params.workers}"
         " {params.steps} --wall-timeout {params.wall_timeout} --seed {params.seed}"
