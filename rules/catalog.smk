@@ -1,7 +1,7 @@
 # Catalog curation: ingest platform dumps, filter, triage archives, launch gate, genres, funnel.
 # Per corpus under config["catalog"]["corpora"]; outputs under results/catalog/{corpus}/
 # (docs/catalog.md). Two checkpoints: which archives to fetch depends on the metadata screen, and
-# which launch results to read depends on triage (quarantined games are never launched).
+# which games to launch (rule catalog_launch) depends on triage (quarantined games never are).
 
 from playsuite.catalog.inputs import CatalogInputs
 
@@ -57,6 +57,27 @@ checkpoint catalog_triage:
         triage=CATALOG.get("triage", {}),
     script:
         "../workflow/scripts/catalog_triage.py"
+
+
+# Launch dry-run: a candidate that passed triage is unpacked from its archive (a fresh triage of
+# the bytes first; quarantined archives never are) and started for real in the sandbox by the
+# runtimes' launch validator. Point a corpus's launch_results at results/catalog/{corpus}/launch
+# to gate the funnel on it (playsuite.catalog.launch; docs/catalog.md).
+rule catalog_launch:
+    input:
+        records="results/catalog/{corpus}/records.jsonl",
+        triage="results/catalog/{corpus}/triage.jsonl",
+        archive=CATALOG_IN.archive_of,
+    output:
+        "results/catalog/{corpus}/launch/{game}.json",
+    log:
+        "results/logs/catalog/{corpus}/launch/{game}.log",
+    conda:
+        "../envs/playsuite.yaml"
+    params:
+        timeout_s=CATALOG.get("launch", {}).get("timeout_s", 30),
+    script:
+        "../workflow/scripts/catalog_launch.py"
 
 
 rule catalog_decide:

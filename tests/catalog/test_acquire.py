@@ -67,11 +67,11 @@ def test_failed_acquisition_leaves_previous_copy(tmp_path: Path) -> None:
 
 
 def test_unsupported_source_and_missing_game(tmp_path: Path) -> None:
-    itch = GameEntry.from_dict(
-        {**_local(tmp_path).to_dict(), "source": "itch", "package": "https://x.itch.io/y"}
+    steam = GameEntry.from_dict(
+        {**_local(tmp_path).to_dict(), "source": "steam", "package": "steam://run/1"}
     )
     with pytest.raises(AcquisitionError, match="cannot be acquired automatically"):
-        acquire(itch, tmp_path / "games")
+        acquire(steam, tmp_path / "games")
     with pytest.raises(AcquisitionError, match="not acquired"):
         load_acquired(tmp_path / "games", "nope")
 

@@ -62,6 +62,15 @@ class CatalogInputs:
             for _, location in self.candidates(wildcards)
         ]
 
+    def archive_of(self, wildcards: Any) -> Any:
+        """The archive of one screened-in game (rule catalog_launch), fetched like the others."""
+        for game_id, location in self.candidates(wildcards):
+            if game_id == wildcards.game:
+                return self.storage.http(location) if is_url(location) else location
+        raise ValueError(
+            f"{wildcards.game} did not pass the metadata screen of corpus {wildcards.corpus}"
+        )
+
     def launch_results(self, wildcards: Any) -> dict[str, str]:
         """One launch-validation result per game that passed triage (docs/catalog.md)."""
         template = self.corpus(wildcards).get("launch_results")

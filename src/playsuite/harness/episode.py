@@ -66,6 +66,10 @@ class EpisodeSpec:
     limits: EpisodeLimits = field(default_factory=EpisodeLimits)
     base_seed: int = 0
     readme_text: str | None = None
+    #: The triage policy of the game is ``monitor``: it plays with extra logging
+    #: (playsuite.harness.monitor) kept in ``monitor_dir``; meta.json says so.
+    monitored: bool = False
+    monitor_dir: Path | None = None
 
     @property
     def seed(self) -> int:
@@ -138,7 +142,10 @@ def run_episode(
         "seed": spec.seed,
         "versions": _versions(),
         "host": platform.node(),
+        "monitored": spec.monitored,
     }
+    if spec.monitor_dir is not None:
+        meta["monitor_dir"] = str(spec.monitor_dir)
     status, error, stop_reason = RunStatus.OK, "", ""
     launch_s = model_s = 0.0
     invalid_steps = 0

@@ -9,6 +9,9 @@ Resume: a game whose episode directory already holds ``meta.json`` is not played
 shard's manifest is written only when every game has an episode; an episode lost to an
 infrastructure failure (model server gone, worker killed) leaves no ``meta.json``, makes the job
 exit non-zero, and is played on the next attempt.
+
+A game whose row carries the triage policy ``monitor`` (``options.triage.policy``, risk 3) plays
+with extra logging: its process list and its own logs are kept (playsuite.harness.monitor).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from playsuite.config import Condition
 from playsuite.files import atomic_open, read_json
 from playsuite.harness.episode import EpisodeLimits, EpisodeSpec, InfrastructureError, run_episode
 from playsuite.harness.manifest import EpisodeSummary, write_manifest
+from playsuite.harness.monitor import EpisodeMonitor, monitor_dir, needs_monitoring
 from playsuite.harness.recorder import META_NAME, episode_finished
 from playsuite.processes import die_with_parent
 from playsuite.registry import Preset
@@ -140,6 +144,8 @@ def _worker_main(
             workdir = scratch_root / game.id
             workdir.mkdir(parents=True, exist_ok=True)
             limits = job.limits_by_runtime.get(game.runtime, EpisodeLimits())
+            monitored = needs_monitoring(game.options)
+            watch_dir = monitor_dir(job.log_dir or job.runs_dir / "logs", game.id)
             spec = EpisodeSpec(
                 corpus=job.corpus,
                 game=game,
@@ -152,15 +158,20 @@ def _worker_main(
                 limits=limits,
                 base_seed=job.base_seed,
                 readme_text=_readme_text(job, game),
+                monitored=monitored,
+                monitor_dir=watch_dir if monitored else None,
             )
             try:
                 policy = _make_policy(job, spec.seed, uds, clients)
-                meta = run_episode(
-                    spec,
-                    policy,
-                    make_runtime,
-                    on_step=lambda step, t, g=game.id: events.put(("step", worker, g, (step, t))),
-                )
+                with EpisodeMonitor(watch_dir, workdir) if monitored else contextlib.nullcontext():
+                    meta = run_episode(
+                        spec,
+                        policy,
+                        make_runtime,
+                        on_step=lambda step, t, g=game.id: events.put(
+                            ("step", worker, g, (step, t))
+                        ),
+                    )
                 events.put(("done", worker, game.id, meta))
             except InfrastructureError as exc:
                 events.put(("infra", worker, game.id, str(exc)))
@@ -253,10 +264,12 @@ def _monitor_server(server: Any, stop: threading.Event, interval: float, errors:
 def _record_cost(job: ShardJob, wall_s: float, status: str) -> None:
     if job.costs_path is None:
         return
-    header = "corpus\tpreset\tcondition\tshard\twall_s\tgpus\tstatus\n"
+    # slurm_job_id: under Slurm the cost figure takes wall time and GPUs from sacct
+    # (playsuite.cluster.accounting); empty elsewhere.
+    header = "corpus\tpreset\tcondition\tshard\twall_s\tgpus\tstatus\tslurm_job_id\n"
     row = (
         f"{job.corpus}\t{job.preset.name}\t{job.condition.name}\t{job.shard}\t"
-        f"{wall_s:.3f}\t{job.preset.gpus}\t{status}\n"
+        f"{wall_s:.3f}\t{job.preset.gpus}\t{status}\t{os.environ.get('SLURM_JOB_ID', '')}\n"
     )
     # One file per attempt, so failed and retried jobs are all counted.
     stamp = f"{int(time.time())}-{os.getpid()}"

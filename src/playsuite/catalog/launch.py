@@ -1,0 +1,230 @@
+"""The catalog's launch dry-run: fetch a triaged candidate, unpack it safely, start it for real.
+
+A game that passed triage is acquired from its archive (:func:`playsuite.catalog.acquire.acquire`,
+which triages the bytes again and unpacks them with ``safe_extract``; a quarantined archive is
+never unpacked) and then played twice briefly in the sandbox by the runtimes' own launch validator
+(:func:`playsuite.runtimes.validate.validate_launch`). The verdict is one JSON file per game in
+the shape the funnel's launch stage reads (docs/catalog.md), so the curated table only keeps games
+that really rendered and reacted to input here.
+
+A dump row need not say how to start a Linux build. The dry-run then looks for the start command
+the way a person would: a launcher script at the top of the build, else the build's only ELF
+executable, and records what it used as ``entry``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import stat
+import tempfile
+from pathlib import Path
+from typing import IO, Any
+
+from playsuite.catalog.acquire import AcquisitionError, acquire
+from playsuite.catalog.corpus import GameEntry
+from playsuite.catalog.ingest import RawGame
+from playsuite.runtimes.base import RunStatus
+
+#: Wall-clock bound on a launch in the dry-run (``catalog.launch.timeout_s``); the runtimes'
+#: default is 60 s, and a dry-run that waits that long on every blank page is slow for nothing.
+DEFAULT_TIMEOUT_S = 30.0
+#: Frames per second of game time the dry-run compares. The verdict needs a few frames per input
+#: step, not a video: at the harness's rates a browser dry-run spends a minute on screenshots.
+VIDEO_FPS = 2.0
+LOG_NAMES = ("game.log", "browser.log")
+
+
+def candidate_row(game: RawGame, package: str, triage: dict[str, Any]) -> GameEntry:
+    """The corpus row the dry-run starts: the dump's fields, the archive, the triage verdict."""
+    return GameEntry(
+        id=game.id,
+        title=game.title,
+        author=game.author,
+        source=game.source,
+        package=package,
+        runtime=game.runtime,
+        entry=game.start,
+        tags=tuple(game.tags),
+        description=game.description,
+        controls=game.controls,
+        rating=game.rating,
+        rating_count=game.rating_count,
+        screen=game.screen or None,
+        options={"triage": {"risk": triage["risk"], "policy": triage["policy"]}},
+    )
+
+
+def _executable(path: Path) -> bool:
+    mode = path.lstat().st_mode
+    return stat.S_ISREG(mode) and bool(mode & stat.S_IXUSR)
+
+
+def find_native_entry(files: Path, executables: list[str]) -> str:
+    """How to start a Linux build that names no start command; ``""`` when it is ambiguous.
+
+    The shallowest executable ``*.sh`` launcher wins when it is the only one at its depth; else
+    the build's only ELF executable (``executables``: the triage scan's list, archive paths).
+    """
+    launchers = sorted(
+        (len(p.relative_to(files).parts), p.relative_to(files).as_posix())
+        for p in files.rglob("*.sh")
+        if _executable(p)
+    )
+    if launchers:
+        depth = launchers[0][0]
+        top = [name for d, name in launchers if d == depth]
+        if len(top) == 1:
+            return top[0]
+    if len(executables) == 1 and (files / executables[0]).is_file():
+        return executables[0]
+    return ""
+
+
+def _explanation(workdir: Path, limit: int = 300) -> str:
+    """The first telling line of the game's own logs (a page error, a traceback's last line)."""
+    for path in sorted(p for name in LOG_NAMES for p in workdir.rglob(name)):
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        for i, line in enumerate(lines):
+            if line.startswith("pageerror:"):
+                return line[:limit]
+            if line.startswith("Traceback"):
+                tail = [t for t in lines[i + 1 :] if t and not t.startswith(" ")]
+                if tail:
+                    return tail[0][:limit]
+    return ""
+
+
+def _failed(game_id: str, runtime: str, error: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "game": game_id,
+        "runtime": runtime,
+        "ok": False,
+        "status": str(RunStatus.LAUNCH_FAILED),
+        "error": error,
+        **extra,
+    }
+
+
+def launch_candidate(
+    game: RawGame,
+    package: str,
+    triage: dict[str, Any],
+    work_dir: str | os.PathLike[str],
+    *,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    base_dir: str | os.PathLike[str] | None = None,
+    log: IO[str] | None = None,
+) -> dict[str, Any]:
+    """Acquire ``game`` from ``package`` under ``work_dir`` and validate its launch.
+
+    Returns the launch result (``game``, ``status``, ``ok``, ``error``, ``entry``, ``policy``,
+    and the validator's measurements). Failures of the game or its archive are results, not
+    exceptions. ``log`` receives the acquisition's steps and the game's own logs of every run.
+    """
+    row = candidate_row(game, package, triage)
+    work = Path(work_dir)
+    base = {"entry": row.entry, "policy": triage["policy"], "archive": package}
+    try:
+        acquired = acquire(row, work / "games", base_dir=base_dir, log=log)
+    except AcquisitionError as exc:
+        return _failed(game.id, row.runtime, f"acquisition failed: {exc}", **base)
+    base["policy"] = acquired.manifest.get("triage", {}).get("policy", triage["policy"])
+    base["files_sha256"] = acquired.manifest["files_sha256"]
+    if not row.entry and row.runtime == "native":
+        row = GameEntry.from_dict(
+            {
+                **row.to_dict(),
+                "entry": find_native_entry(acquired.files, list(triage.get("executables") or [])),
+            }
+        )
+        base["entry"] = row.entry
+    if not row.entry:
+        return _failed(game.id, row.runtime, "no entry point known", **base)
+    if row.runtime != "browser" and not (acquired.files / row.entry.split()[0]).exists():
+        return _failed(game.id, row.runtime, f"entry {row.entry!r} is not in the archive", **base)
+
+    from playsuite.runtimes.validate import validate_launch
+
+    runs = work / "runs"
+    runs.mkdir(parents=True, exist_ok=True)
+    try:
+        with contextlib.ExitStack() as stack:
+            extra: dict[str, Any] = {}
+            if row.runtime == "browser":  # one Chromium for the validator's three short runs
+                from playsuite.runtimes.browser_runtime import WorkerBrowser
+
+                extra["browser"] = stack.enter_context(WorkerBrowser(scratch=work / "browser"))
+            result = validate_launch(
+                row,
+                acquired.files,
+                runs,
+                launch_timeout_s=timeout_s,
+                video_fps=VIDEO_FPS,
+                extra=extra,
+            )
+        if not result.get("ok"):
+            result["error"] = concise_error(result.get("error", ""), _explanation(runs))
+    finally:
+        if log is not None:
+            _copy_logs(runs, log)
+    return {**result, **base}
+
+
+def concise_error(error: str, explanation: str = "") -> str:
+    """One line for the exclusion list: a traceback shrinks to its exception line, and the
+    game's own complaint (a page error) is added when the runtime's verdict does not show it."""
+    text = error.strip()
+    if "Traceback (most recent call last):" in text:
+        head, _, trace = text.partition("Traceback (most recent call last):")
+        last = [t for t in trace.splitlines() if t.strip() and not t.startswith(" ")]
+        text = (head.strip() + " " + (last[-1] if last else "")).strip()
+    text = " ".join(text.split())
+    if explanation and explanation not in text:
+        text = f"{text}; {explanation}" if text else explanation
+    return text
+
+
+def _copy_logs(runs: Path, log: IO[str]) -> None:
+    """The game's logs of each run (idle, input, idle-again), one section each."""
+    for path in sorted(p for name in LOG_NAMES for p in runs.rglob(name)):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        log.write(f"== {path.relative_to(runs)}\n{text}\n")
+    log.flush()
+
+
+def step_launch(
+    records: str | os.PathLike[str],
+    triage_file: str | os.PathLike[str],
+    game_id: str,
+    package: str,
+    out: str | os.PathLike[str],
+    *,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    log: IO[str] | None = None,
+) -> dict[str, Any]:
+    """Rule ``catalog_launch``: the dry-run of one candidate, written to ``out`` atomically.
+
+    The game is unpacked in a temporary folder next to ``out`` and removed afterwards: the
+    verdict is the product; the play stage acquires games it plays on its own.
+    """
+    from playsuite.catalog.curate import read_jsonl
+    from playsuite.catalog.ingest import read_records
+    from playsuite.files import write_json_atomic
+
+    games = {g.id: g for g in read_records(records)}
+    rows = {row["id"]: row for row in read_jsonl(triage_file)}
+    if game_id not in games:
+        raise ValueError(f"{game_id}: not in {records}")
+    row = rows.get(game_id)
+    if row is None or row.get("stage"):
+        raise ValueError(f"{game_id}: did not pass triage ({triage_file}); it is never launched")
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{game_id}.launch-", dir=Path(out).parent))
+    try:
+        result = launch_candidate(games[game_id], package, row, work, timeout_s=timeout_s, log=log)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    write_json_atomic(out, result)
+    return result

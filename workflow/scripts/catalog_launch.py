@@ -1,0 +1,17 @@
+"""Rule catalog_launch: the launch dry-run of one catalog candidate that passed triage."""
+
+import json
+
+from playsuite.catalog.launch import step_launch
+
+with open(snakemake.log[0], "w") as log:
+    result = step_launch(
+        snakemake.input.records,
+        snakemake.input.triage,
+        snakemake.wildcards.game,
+        snakemake.input.archive,
+        snakemake.output[0],
+        timeout_s=snakemake.params.timeout_s,
+        log=log,
+    )
+    log.write(json.dumps(result) + "\n")
