@@ -8,7 +8,8 @@
 #   - proctrack/linuxproc + task/none: no cgroups or systemd in a container;
 #   - accounting on, so `sacct` works (the plugin checks job status with sacct);
 #   - fake GPUs are character devices (/dev/null's numbers): count-only GRES are rejected.
-# Environment: PLAYSUITE_FAKE_GPUS (default 2; 0 = none), PLAYSUITE_SLURM_TIMEOUT (default 60 s).
+# Environment: PLAYSUITE_FAKE_GPUS (default 2; 0 = none), PLAYSUITE_SLURM_TIMEOUT (default 60 s),
+# PLAYSUITE_SLURM_CPUS (CPUs the node offers; default: nproc).
 set -euo pipefail
 
 [ "$(id -u)" -eq 0 ] || { echo "slurm/start.sh: must run as root" >&2; exit 1; }
@@ -54,7 +55,8 @@ if ! pgrep -x mariadbd >/dev/null; then
   mkdir -p /run/mysqld && chown mysql:mysql /run/mysqld
   [ -d /var/lib/mysql/mysql ] || mariadb-install-db --user=mysql --datadir=/var/lib/mysql >/dev/null
   nohup /usr/sbin/mariadbd --user=mysql --datadir=/var/lib/mysql \
-    --socket=/run/mysqld/mysqld.sock >/var/log/playsuite-mariadb.log 2>&1 &
+    --socket=/run/mysqld/mysqld.sock --pid-file=/run/mysqld/mysqld.pid \
+    >/var/log/playsuite-mariadb.log 2>&1 &
 fi
 wait_for mariadb mariadb -e 'select 1'
 mariadb -e "CREATE DATABASE IF NOT EXISTS slurm_acct_db;
@@ -81,7 +83,7 @@ if ! pgrep -x slurmdbd >/dev/null; then
 fi
 
 # --- slurm.conf, gres.conf -----------------------------------------------------------------------
-CPUS=$(nproc)
+CPUS=${PLAYSUITE_SLURM_CPUS:-$(nproc)}
 MEM_MB=$(( $(awk '/MemTotal/ {print int($2/1024)}' /proc/meminfo) - 1024 ))
 GRES_NODE=""
 GRES_TYPES=""
@@ -97,6 +99,7 @@ AutoDetect=off
 NodeName=${NODE} Name=gpu File=/dev/playsuite-fake-gpu[0-$((GPUS - 1))]
 CONF
 fi
+old_conf=$(cat /etc/slurm/slurm.conf /etc/slurm/gres.conf 2>/dev/null || true)
 cat >/etc/slurm/slurm.conf <<CONF
 # Written by playsuite scripts/slurm/start.sh: one node, accounting, optional fake GPUs.
 ClusterName=${CLUSTER}
@@ -121,6 +124,7 @@ JobAcctGatherType=jobacct_gather/linux
 AccountingStorageType=accounting_storage/slurmdbd
 AccountingStorageHost=localhost
 AccountingStorageTRES=gres/gpu
+AccountingStoreFlags=job_comment
 ${GRES_TYPES}
 NodeName=${NODE} CPUs=${CPUS} RealMemory=${MEM_MB} ${GRES_NODE} State=UNKNOWN
 PartitionName=main Nodes=ALL Default=YES MaxTime=INFINITE State=UP
@@ -135,8 +139,19 @@ sacctmgr -n -P show account format=account | grep -qx playsuite \
 sacctmgr -n -P show user format=user | grep -qx root \
   || sacctmgr -i add user root Account=playsuite >/dev/null
 
-pgrep -x slurmctld >/dev/null || /usr/sbin/slurmctld
+daemon_running() {  # daemon_running NAME: its pid file names a live process
+  local pid
+  pid=$(cat "/run/slurm/$1.pid" 2>/dev/null) && [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null
+}
+changed=0
+[ "$old_conf" = "$(cat /etc/slurm/slurm.conf /etc/slurm/gres.conf)" ] || changed=1
+if daemon_running slurmctld && ((changed)); then
+  # Running with another configuration (e.g. other CPU or GPU counts): restart the node daemons.
+  kill "$(cat /run/slurm/slurmd.pid)" "$(cat /run/slurm/slurmctld.pid)" 2>/dev/null || true
+  wait_for "slurm daemons to stop" bash -c '! pgrep -x "slurmctld|slurmd"'
+fi
+daemon_running slurmctld || /usr/sbin/slurmctld
 wait_for slurmctld scontrol ping
-pgrep -x slurmd >/dev/null || /usr/sbin/slurmd
+daemon_running slurmd || /usr/sbin/slurmd
 wait_for "node ${NODE} idle" bash -c "sinfo -h -n ${NODE} -o %t | grep -Eq '^(idle|mix|alloc)'"
 echo "slurm: node ${NODE} ready (${CPUS} CPUs, ${MEM_MB} MB, ${GPUS} fake GPUs, accounting on)"

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from playsuite.analysis.scores import FAMILY_ORDER, valid
+from playsuite.cluster.accounting import resolve_costs
 from playsuite.registry import Registry
 
 COST_COLUMNS = ("corpus", "preset", "condition", "shard", "wall_s", "gpus", "status")
@@ -25,7 +26,7 @@ def read_cost_records(directory: str | os.PathLike[str]) -> pd.DataFrame:
     files = sorted(Path(directory).rglob("*.tsv")) if Path(directory).is_dir() else []
     frames = []
     for path in files:
-        df = pd.read_csv(path, sep="\t")
+        df = pd.read_csv(path, sep="\t", dtype={"slurm_job_id": str})
         missing = [c for c in COST_COLUMNS if c not in df.columns]
         if missing:
             raise ValueError(f"cost record {path}: missing columns {missing}")
@@ -36,7 +37,8 @@ def read_cost_records(directory: str | os.PathLike[str]) -> pd.DataFrame:
         frames.append(df)
     if not frames:
         return pd.DataFrame(columns=list(COST_COLUMNS))
-    return pd.concat(frames, ignore_index=True)
+    # Slurm jobs: wall time and GPUs as the cluster accounted them, where sacct knows the job.
+    return resolve_costs(pd.concat(frames, ignore_index=True))
 
 
 def cost_table(

@@ -1,0 +1,1 @@
+"""Cluster execution helpers: Slurm accounting for the cost figure (docs/cluster.md)."""
