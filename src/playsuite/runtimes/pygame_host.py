@@ -45,6 +45,7 @@ _REAL_CTIME = _time.ctime
 _REAL_STRFTIME = _time.strftime
 EPOCH = 1717243200.0  # 2024-06-01 12:00:00 UTC: wall-clock reads are the same on every run
 NOWAIT_STEP = 1.0 / 30.0
+PROBE_FILE = "<probe"  # probes are compiled as "<probe NAME>": not game frames
 
 
 class Host:
@@ -128,10 +129,18 @@ class Host:
 
     def probes(self) -> dict:
         out = {}
-        scope = {"sys": sys, "modules": sys.modules, "main": self.namespace, "pygame": pygame}
+        scope = {
+            "sys": sys,
+            "modules": sys.modules,
+            "main": self.namespace,
+            "pygame": pygame,
+            "frames": running_frames,
+            "local": running_local,
+        }
         for name, expr in (self.config.get("probes") or {}).items():
             try:
-                value = eval(expr, scope)  # probes are corpus-declared expressions
+                code = compile(expr, f"{PROBE_FILE} {name}>", "eval")
+                value = eval(code, scope)  # probes are corpus-declared expressions
                 if not isinstance(value, (int, float, str, bool, type(None))):
                     value = repr(value)[:200]
                 out[name] = value
@@ -377,6 +386,32 @@ class Host:
             if deadline is None:
                 deadline = self.t + 1.0  # launching with nothing scheduled: let time pass
             self.advance(max(deadline - self.t, 0.0))
+
+
+def running_frames(function: str) -> list[dict]:
+    """Locals of each running call of ``function`` on the game's stack, innermost first.
+
+    For probes: much game state lives in local variables (a ``Game`` object made inside
+    ``main()``), out of reach of module globals. Probes run while the game is paused inside one
+    of its own calls, so its frames are on this stack. ``function`` is a function name
+    (``main``) or a qualified name (``Game.run``). The host's and the probes' own frames are
+    skipped.
+    """
+    found = []
+    frame = sys._getframe(1)
+    while frame is not None:
+        code = frame.f_code
+        ours = code.co_filename == __file__ or code.co_filename.startswith(PROBE_FILE)
+        if not ours and function in (code.co_name, getattr(code, "co_qualname", None)):
+            found.append(frame.f_locals)
+        frame = frame.f_back
+    return found
+
+
+def running_local(function: str, name: str = "self"):
+    """Local ``name`` of the innermost running call of ``function``, or ``None`` (probes)."""
+    calls = running_frames(function)
+    return calls[0].get(name) if calls else None
 
 
 host: Host
