@@ -8,6 +8,7 @@ without a running workflow.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from playsuite.catalog.curate import candidates, is_url, triage_survivors
@@ -23,6 +24,7 @@ class CatalogInputs:
         self.corpora = self.catalog.get("corpora") or {}
         self.checkpoints = checkpoints
         self.storage = storage
+        self._archive_maps: dict[tuple[str, str, int], dict[str, str]] = {}
 
     def corpus(self, wildcards: Any) -> dict[str, Any]:
         try:
@@ -63,13 +65,21 @@ class CatalogInputs:
         ]
 
     def archive_of(self, wildcards: Any) -> Any:
-        """The archive of one screened-in game (rule catalog_launch), fetched like the others."""
-        for game_id, location in self.candidates(wildcards):
-            if game_id == wildcards.game:
-                return self.storage.http(location) if is_url(location) else location
-        raise ValueError(
-            f"{wildcards.game} did not pass the metadata screen of corpus {wildcards.corpus}"
-        )
+        """The archive of one screened-in game (rule catalog_launch), fetched like the others.
+
+        One job per candidate calls this: the candidate list is read once per corpus and
+        screen file (re-read when the checkpoint output changes), not once per game.
+        """
+        screen = self.checkpoints.catalog_screen.get(corpus=wildcards.corpus).output[0]
+        key = (wildcards.corpus, screen, os.stat(screen).st_mtime_ns)
+        if key not in self._archive_maps:
+            self._archive_maps[key] = dict(self.candidates(wildcards))
+        location = self._archive_maps[key].get(wildcards.game)
+        if location is None:
+            raise ValueError(
+                f"{wildcards.game} did not pass the metadata screen of corpus {wildcards.corpus}"
+            )
+        return self.storage.http(location) if is_url(location) else location
 
     def launch_results(self, wildcards: Any) -> dict[str, str]:
         """One launch-validation result per game that passed triage (docs/catalog.md)."""
