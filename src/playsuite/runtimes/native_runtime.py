@@ -81,9 +81,12 @@ class NativeRuntime(Runtime):
         self._scratch = options.workdir / "sandbox"
         self._stopped_at: float | None = None  # monotonic time of the last SIGSTOP
         self._stopped_total = 0.0  # wall seconds the game has spent stopped
+        self._running: list[int] = []  # the game's processes, as of the last resume
         self._t_game = 0.0
         self._pointer = (0, 0)
         self.launch_s: float | None = None
+        self.skipped_frames = 0  # video frames repeated because a capture fell behind
+        self.last_slice_wall_s: float | None = None  # SIGCONT..SIGSTOP of the last slice
 
     # -- interface ----------------------------------------------------------------------------
 
@@ -136,11 +139,20 @@ class NativeRuntime(Runtime):
             if delay > 0:
                 time.sleep(delay)
 
+        grabbed: list[np.ndarray] = []
+
         def capture() -> np.ndarray:
-            if count["n"] == last:
-                self._stop()  # the slice's last frame is the paused screen
+            index = count["n"]
             count["n"] += 1
-            return self._capture()
+            if index == last:
+                self._stop()  # the slice's last frame is the paused screen
+            elif grabbed and time.monotonic() > clock["start"] + captures[index + 1]:
+                # Behind schedule (a busy X server): repeat the last frame rather than let the
+                # game run past the slice while we catch up.
+                self.skipped_frames += 1
+                return grabbed[-1]
+            grabbed.append(self._capture())
+            return grabbed[-1]
 
         wall0 = time.monotonic()
         try:
@@ -152,6 +164,7 @@ class NativeRuntime(Runtime):
             if self._stopped_at is None and self._proc is not None:
                 self._stop()
         self._t_game += seconds
+        self.last_slice_wall_s = (self._stopped_at or time.monotonic()) - clock["start"]
         self._check_alive()
         overrun = time.monotonic() - wall0
         if overrun > self.options.slice_timeout_s:
@@ -312,17 +325,19 @@ class NativeRuntime(Runtime):
 
     def _stop(self) -> None:
         if self._stopped_at is None:
-            pids = self._pids()  # read /proc first: the game runs on while we scan
-            procs.signal_all(pids, signal.SIGSTOP)
+            # Stop the processes known at resume at once (reading /proc takes a while on a
+            # busy node, and the game would run on meanwhile), then any it started since.
+            procs.signal_all(self._running, signal.SIGSTOP)
             self._stopped_at = time.monotonic()
+            procs.signal_all([p for p in self._pids() if p not in self._running], signal.SIGSTOP)
 
     def _resume(self) -> None:
         if self._stopped_at is not None:
-            pids = self._pids()  # nothing forks while stopped; scan before the clock is read
+            self._running = self._pids()  # nothing forks while stopped; scan before the clock
             self._stopped_total += time.monotonic() - self._stopped_at
             self._write_offset(self._stopped_total)
             self._stopped_at = None
-            procs.signal_all(pids, signal.SIGCONT)
+            procs.signal_all(self._running, signal.SIGCONT)
 
     # -- input and frames ---------------------------------------------------------------------
 

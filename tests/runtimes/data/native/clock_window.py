@@ -18,12 +18,13 @@ pygame.init()
 screen = pygame.display.set_mode((320, 240))
 pygame.display.set_caption("clock window")
 t0 = time.monotonic()
-state = {"t": 0.0, "x": 100.0, "keys": [], "clicks": 0}
+state = {"t": 0.0, "x": 100.0, "keys": [], "clicks": 0, "max_gap": 0.0}
 state_path = os.path.join(os.environ["HOME"], "state.json")
 last = t0
 while True:
     now = time.monotonic()
     dt, last = now - last, now
+    state["max_gap"] = max(state["max_gap"], dt)  # a stop the clock did not hide shows here
     for event in pygame.event.get():
         if event.type == pygame.KEYDOWN:
             name = pygame.key.name(event.key)
