@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import contextlib
 import platform
+import sys
 import time
+import traceback
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -160,7 +162,9 @@ def run_episode(
                 obs: Observation = runtime.start()
             finally:
                 launch_s = time.perf_counter() - t0
-            screen = runtime.screen_size
+            # The model sees the frame: its size is the coordinate space of the answer, even for
+            # a game that resizes its window or a screen that clips it.
+            screen = (obs.frame.shape[1], obs.frame.shape[0])
             meta["screen"] = list(screen)
             meta["video_fps"] = options.video_fps
             while True:
@@ -175,6 +179,7 @@ def run_episode(
                     )
                     break
                 step = recorder.steps
+                screen = (obs.frame.shape[1], obs.frame.shape[0])
                 text = prompt.render(screen, history=history)
                 request = StepRequest(
                     frame=obs.frame,
@@ -240,6 +245,13 @@ def run_episode(
                 meta["final_probes"] = probes
         except GameFailure as failure:
             status, error = failure.status, str(failure)
+        except InfrastructureError:
+            raise
+        except Exception as exc:
+            # A bug met on one game must not stop the node's other games: the episode is
+            # recorded as crashed, with the harness named as the cause and the traceback logged.
+            traceback.print_exc(file=sys.stderr)
+            status, error = RunStatus.CRASHED, f"harness error: {type(exc).__name__}: {exc}"
         finally:
             runtime.close()
         steps = recorder.steps
