@@ -37,7 +37,6 @@ from playsuite.config import Condition
 from playsuite.files import atomic_open, read_json
 from playsuite.harness.episode import EpisodeLimits, EpisodeSpec, InfrastructureError, run_episode
 from playsuite.harness.manifest import EpisodeSummary, write_manifest
-from playsuite.harness.monitor import EpisodeMonitor, monitor_dir, needs_monitoring
 from playsuite.harness.recorder import META_NAME, episode_finished
 from playsuite.processes import die_with_parent
 from playsuite.registry import Preset
@@ -124,6 +123,47 @@ def _readme_text(job: ShardJob, game: GameEntry) -> str | None:
     return None
 
 
+class WorkerResources:
+    """What one worker keeps across its games: a Chromium (browser games), an X display (native
+    and OpenGL games) and a Mesa shader cache, each created on first need and closed at the end.
+
+    Reusing them is what makes a game's launch cheap: a fresh browser context instead of a fresh
+    browser, a window on a running Xvfb instead of a new server.
+    """
+
+    def __init__(self, scratch: Path) -> None:
+        self.scratch = scratch
+        self._browser: Any = None
+        self._display: Any = None
+
+    def options_for(self, game: GameEntry, options: Any) -> Any:
+        if game.runtime == "browser":
+            if self._browser is None:
+                from playsuite.runtimes.browser_runtime import WorkerBrowser
+
+                self._browser = WorkerBrowser(
+                    sandbox=options.sandbox, scratch=self.scratch / "browser-sandbox"
+                )
+            options.extra["browser"] = self._browser
+        if game.runtime == "native" or game.options.get("opengl"):
+            if self._display is None or not self._display.is_alive():
+                from playsuite.runtimes.xdisplay import VirtualDisplay
+
+                self._display = VirtualDisplay().start()  # 1920x1080: any game window fits
+            options.display = self._display.name
+            options.extra["mesa_cache"] = str(self.scratch / "mesa-cache")
+        return options
+
+    def close(self) -> None:
+        if self._browser is not None:
+            with contextlib.suppress(Exception):
+                self._browser.close()
+        if self._display is not None:
+            with contextlib.suppress(Exception):
+                self._display.stop()
+        self._browser = self._display = None
+
+
 def _worker_main(
     worker: int, job: ShardJob, tasks: Any, events: Any, uds: str | None
 ) -> None:  # runs in a child process
@@ -134,6 +174,7 @@ def _worker_main(
 
     clients: dict[str, Any] = {}
     scratch_root = Path(tempfile.mkdtemp(prefix=f"playsuite-w{worker}-"))
+    resources = WorkerResources(scratch_root)
     try:
         while True:
             game = tasks.get()
@@ -144,44 +185,42 @@ def _worker_main(
             workdir = scratch_root / game.id
             workdir.mkdir(parents=True, exist_ok=True)
             limits = job.limits_by_runtime.get(game.runtime, EpisodeLimits())
-            monitored = needs_monitoring(game.options)
-            watch_dir = monitor_dir(job.log_dir or job.runs_dir / "logs", game.id)
-            spec = EpisodeSpec(
-                corpus=job.corpus,
-                game=game,
-                preset=job.preset,
-                condition=job.condition,
-                out_dir=job.episode_dir(game.id),
-                runtime_options=RuntimeOptions(
-                    workdir=workdir, game_dir=job.games_dir / game.id / "files", video_fps=fps
-                ),
-                limits=limits,
-                base_seed=job.base_seed,
-                readme_text=_readme_text(job, game),
-                monitored=monitored,
-                monitor_dir=watch_dir if monitored else None,
-            )
             try:
+                options = resources.options_for(
+                    game,
+                    RuntimeOptions(
+                        workdir=workdir, game_dir=job.games_dir / game.id / "files", video_fps=fps
+                    ),
+                )
+                spec = EpisodeSpec(
+                    corpus=job.corpus,
+                    game=game,
+                    preset=job.preset,
+                    condition=job.condition,
+                    out_dir=job.episode_dir(game.id),
+                    runtime_options=options,
+                    limits=limits,
+                    base_seed=job.base_seed,
+                    readme_text=_readme_text(job, game),
+                )
                 policy = _make_policy(job, spec.seed, uds, clients)
-                with EpisodeMonitor(watch_dir, workdir) if monitored else contextlib.nullcontext():
-                    meta = run_episode(
-                        spec,
-                        policy,
-                        make_runtime,
-                        on_step=lambda step, t, g=game.id: events.put(
-                            ("step", worker, g, (step, t))
-                        ),
-                    )
+                meta = run_episode(
+                    spec,
+                    policy,
+                    make_runtime,
+                    on_step=lambda step, t, g=game.id: events.put(("step", worker, g, (step, t))),
+                )
                 events.put(("done", worker, game.id, meta))
             except InfrastructureError as exc:
                 events.put(("infra", worker, game.id, str(exc)))
-            except Exception as exc:  # a harness bug: report it, keep the other games going
+            except Exception as exc:  # the worker itself failed: report it, keep the others going
                 detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
                 events.put(("infra", worker, game.id, f"harness error: {detail}"))
                 traceback.print_exc(file=sys.stderr)
             finally:
                 shutil.rmtree(workdir, ignore_errors=True)
     finally:
+        resources.close()
         for client in clients.values():
             client.close()
         shutil.rmtree(scratch_root, ignore_errors=True)
