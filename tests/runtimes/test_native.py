@@ -130,7 +130,8 @@ def test_input_reaches_the_window(options) -> None:
         x0 = seen(opts)["x"]
         rt.act([Hold(keys=("right",), seconds=0.4), Key(keys=("a",)), Click(x=5, y=5)], 0.7)
         state = seen(opts)
-        assert state["x"] - x0 == pytest.approx(40, abs=15)  # 100 px/s for 0.4 s
+        # 100 px/s for 0.4 s; a starved program integrates late frames, so only roughly.
+        assert 25 <= state["x"] - x0 <= 80
         assert state["keys"] == ["right", "a"]
         assert state["clicks"] == 1
 
@@ -148,6 +149,15 @@ def test_crash_is_reported_and_nothing_survives(options) -> None:
     finally:
         rt.close()
     assert live_descendants() - before == set()
+
+
+def test_quitting_ends_the_episode_with_status_ok(options) -> None:
+    with make_runtime(program(), options()) as rt:
+        rt.start()
+        with pytest.raises(GameFailure) as failure:
+            rt.act([Key(keys=("q",))], 0.5)
+    assert failure.value.status == RunStatus.OK
+    assert len(failure.value.frames) == 5  # type: ignore[attr-defined]
 
 
 def test_close_escalates_to_sigkill(options) -> None:

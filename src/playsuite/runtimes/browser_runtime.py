@@ -329,7 +329,7 @@ class BrowserRuntime(Runtime):
                 wait_until="load",
                 timeout=self.options.launch_timeout_s * 1000,
             )
-            self._await_ready(
+            frame = self._await_ready(
                 str(opts.get("ready", "")),
                 int(opts.get("ready_min_ms", READY_MIN_MS)),
                 bool(opts.get("allow_workers", False)),
@@ -341,7 +341,7 @@ class BrowserRuntime(Runtime):
             raise GameFailure(RunStatus.LAUNCH_FAILED, f"browser launch failed: {exc}") from exc
         self._ms = 0
         self.launch_s = time.perf_counter() - t0
-        return self.observe()
+        return Observation(frame=frame, t_game=0.0, probes=self.probes())
 
     def observe(self) -> Observation:
         self._check_alive()
@@ -438,7 +438,10 @@ class BrowserRuntime(Runtime):
         else:
             route.fulfill(status=404, body="not found")
 
-    def _await_ready(self, ready: str, min_ms: int, allow_workers: bool, deadline: float) -> None:
+    def _await_ready(
+        self, ready: str, min_ms: int, allow_workers: bool, deadline: float
+    ) -> np.ndarray:
+        """Run game time in small steps until the game is ready; its first frame."""
         page = self._page
         waited = 0
         while True:
@@ -451,7 +454,7 @@ class BrowserRuntime(Runtime):
             if waited >= min_ms and (not ready or page.evaluate(f"() => !!({ready})")):
                 frame = self._capture()
                 if not _blank(frame):
-                    return
+                    return frame
             if time.monotonic() > deadline:
                 raise GameFailure(
                     RunStatus.LAUNCH_FAILED,

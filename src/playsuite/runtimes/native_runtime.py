@@ -47,6 +47,7 @@ from playsuite.runtimes.base import (
     RuntimeOptions,
     frames_per_slice,
 )
+from playsuite.runtimes.pygame_runtime import GameExited
 from playsuite.runtimes.timeline import InputEvent, frame_times, play_timeline, schedule
 from playsuite.runtimes.xdisplay import DisplayError, VirtualDisplay, Window, XClient
 from playsuite.sandbox import GAME_DIR, SCRATCH_DIR, Bind, SandboxedProcess, game_policy
@@ -165,7 +166,11 @@ class NativeRuntime(Runtime):
                 self._stop()
         self._t_game += seconds
         self.last_slice_wall_s = (self._stopped_at or time.monotonic()) - clock["start"]
-        self._check_alive()
+        try:
+            self._check_alive()
+        except GameFailure as exc:
+            exc.frames = frames  # type: ignore[attr-defined]  # the slice up to the end
+            raise
         overrun = time.monotonic() - wall0
         if overrun > self.options.slice_timeout_s:
             raise GameFailure(
@@ -374,6 +379,8 @@ class NativeRuntime(Runtime):
         if self._proc is None:
             raise GameFailure(RunStatus.CRASHED, "the game is not running")
         code = self._proc.poll()
+        if code == 0:  # a Quit menu entry: the episode just ends
+            raise GameExited("the game quit by itself")
         if code is not None:
             raise GameFailure(
                 RunStatus.CRASHED, f"the game exited with code {code}; log: {self._log_tail()}"

@@ -3,7 +3,7 @@
 It draws a bar whose length follows its own monotonic clock and a square moved by the arrow
 keys, and writes its state to $HOME/state.json every frame so a test can read what the program
 itself saw: its clock (libfaketime must hide the stops), the keys and clicks that arrived. It
-ignores SIGTERM (as some games do) and exits with code 3 on "k" (a crash).
+ignores SIGTERM (as some games do), exits with code 3 on "k" (a crash) and 0 on "q" (Quit).
 """
 
 import json
@@ -31,6 +31,8 @@ while True:
             state["keys"].append(name)
             if name == "k":
                 os._exit(3)
+            if name == "q":
+                os._exit(0)
         elif event.type == pygame.MOUSEBUTTONDOWN:
             state["clicks"] += 1
     pressed = pygame.key.get_pressed()
