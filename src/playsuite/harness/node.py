@@ -37,6 +37,7 @@ from playsuite.config import Condition
 from playsuite.files import atomic_open, read_json
 from playsuite.harness.episode import EpisodeLimits, EpisodeSpec, InfrastructureError, run_episode
 from playsuite.harness.manifest import EpisodeSummary, write_manifest
+from playsuite.harness.monitor import EpisodeMonitor, monitor_dir, needs_monitoring
 from playsuite.harness.recorder import META_NAME, episode_finished
 from playsuite.processes import die_with_parent
 from playsuite.registry import Preset
@@ -185,6 +186,8 @@ def _worker_main(
             workdir = scratch_root / game.id
             workdir.mkdir(parents=True, exist_ok=True)
             limits = job.limits_by_runtime.get(game.runtime, EpisodeLimits())
+            monitored = needs_monitoring(game.options)
+            watch_dir = monitor_dir(job.log_dir or job.runs_dir / "logs", game.id)
             try:
                 options = resources.options_for(
                     game,
@@ -202,14 +205,19 @@ def _worker_main(
                     limits=limits,
                     base_seed=job.base_seed,
                     readme_text=_readme_text(job, game),
+                    monitored=monitored,
+                    monitor_dir=watch_dir if monitored else None,
                 )
                 policy = _make_policy(job, spec.seed, uds, clients)
-                meta = run_episode(
-                    spec,
-                    policy,
-                    make_runtime,
-                    on_step=lambda step, t, g=game.id: events.put(("step", worker, g, (step, t))),
-                )
+                with EpisodeMonitor(watch_dir, workdir) if monitored else contextlib.nullcontext():
+                    meta = run_episode(
+                        spec,
+                        policy,
+                        make_runtime,
+                        on_step=lambda step, t, g=game.id: events.put(
+                            ("step", worker, g, (step, t))
+                        ),
+                    )
                 events.put(("done", worker, game.id, meta))
             except InfrastructureError as exc:
                 events.put(("infra", worker, game.id, str(exc)))
