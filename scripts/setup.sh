@@ -16,6 +16,9 @@ APT_PACKAGES=(
   libglew2.2 libopenal1 libphysfs1 libraqm0 libsdl2-2.0-0 libsdl2-image-2.0-0 libvorbisfile3
 )
 
+# npm fetches the browser games (`npm pack`); any Node.js install will do, Debian's if none.
+command -v npm >/dev/null 2>&1 || APT_PACKAGES+=(npm)
+
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
