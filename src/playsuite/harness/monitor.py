@@ -7,7 +7,8 @@ folder ``{log_dir}/monitor/{game}/``:
 * ``processes.tsv`` -- every process the game's sandbox ran (everything below the worker process
   while the episode plays: the sandbox, the game and its children; for browser games Chromium
   and its driver), one ``start`` row when a process is first seen and one ``exit`` row when it is
-  gone, with wall time, pid, parent, resident memory and command line. Sampled every
+  gone, with wall time, pid, parent, resident memory and command line (processes the worker keeps
+  across games, such as its shared Chromium or Xvfb, appear at the first sample). Sampled every
   ``interval_s`` seconds, so a process that lives shorter than that may be missed;
 * the game's own output: ``game.log`` (pygame and native games: stdout and stderr) and
   ``browser.log`` (page console, page errors, blocked requests), copied when the episode ends.
