@@ -13,7 +13,7 @@ def run(repo: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 def test_dry_run_plans_default_target(repo: Path) -> None:
-    out = run(repo, "-n", "--quiet", "rules")
+    out = run(repo, "-n", "--forceall", "--quiet", "rules")
     assert out.returncode == 0, out.stderr
     assert "tabulate_models" in out.stdout + out.stderr
 
