@@ -40,7 +40,7 @@ def sacct_rows(workdir: Path) -> list[dict[str, str]]:
     return [r for r in rows if r["WorkDir"] == str(workdir)]
 
 
-def run_to_end(workdir: Path, config: Path, *targets: str, timeout_s: int = 600) -> str:
+def run_to_end(workdir: Path, config: Path, *targets: str, timeout_s: int = 1200) -> str:
     proc = snakemake_slurm(workdir, config, *targets, timeout_s=timeout_s)
     try:
         out, _ = proc.communicate(timeout=timeout_s + 30)
@@ -50,7 +50,7 @@ def run_to_end(workdir: Path, config: Path, *targets: str, timeout_s: int = 600)
     return out
 
 
-@pytest.mark.timeout(1500)
+@pytest.mark.timeout(2400)
 def test_profile_runs_the_workflow_on_slurm(slurm: None, tmp_path: Path) -> None:
     config = write_probe_workflow(tmp_path)
     started = time.monotonic()
@@ -99,7 +99,7 @@ def episode_metas(run_dir: Path) -> dict[str, int]:
     return {p.parent.name: p.stat().st_mtime_ns for p in run_dir.glob("*/meta.json")}
 
 
-@pytest.mark.timeout(1500)
+@pytest.mark.timeout(2400)
 def test_killed_run_resumes_without_redoing_finished_work(slurm: None, tmp_path: Path) -> None:
     # One served preset, one condition, one worker: two episodes played one after the other, long
     # enough (40 steps, 0.25 s inference) to kill the play job between the first and the second.
@@ -112,7 +112,7 @@ def test_killed_run_resumes_without_redoing_finished_work(slurm: None, tmp_path:
     manifest = run_dir / "shards/s0000.tsv"
     target = "results/scores/frame.tsv"
 
-    proc = snakemake_slurm(tmp_path, config_path, target, timeout_s=600)
+    proc = snakemake_slurm(tmp_path, config_path, target, timeout_s=1200)
     try:
         deadline = time.monotonic() + 480
         while not episode_metas(run_dir):
