@@ -86,6 +86,8 @@ class NativeRuntime(Runtime):
         self._t_game = 0.0
         self._pointer = (0, 0)
         self.launch_s: float | None = None
+        self.launch_phases: dict[str, float] = {}  # seconds from start(): window, first frame
+        self._t_launch = 0.0
         self.skipped_frames = 0  # video frames repeated because a capture fell behind
         self.last_slice_wall_s: float | None = None  # SIGCONT..SIGSTOP of the last slice
 
@@ -98,7 +100,7 @@ class NativeRuntime(Runtime):
         return self.game.screen_size or (800, 600)
 
     def start(self) -> Observation:
-        t0 = time.perf_counter()
+        t0 = self._t_launch = time.perf_counter()
         try:
             display = self._display()
             self._x = XClient(display)
@@ -294,6 +296,7 @@ class NativeRuntime(Runtime):
             for window in self._x.windows():
                 if window.id in before or not pattern.search(" ".join(window.wm_class)):
                     continue
+                self.launch_phases.setdefault("window_s", time.perf_counter() - self._t_launch)
                 try:
                     # Focus as soon as the window exists: SDL takes keys only a while after.
                     if self._x.focused() != window.id:
@@ -303,6 +306,9 @@ class NativeRuntime(Runtime):
                 except (DisplayError, XError):
                     continue
                 if not _blank(frame):
+                    self.launch_phases.setdefault(
+                        "first_frame_s", time.perf_counter() - self._t_launch
+                    )
                     if settle > 0:
                         time.sleep(settle)
                         settle = 0.0
