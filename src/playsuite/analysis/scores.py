@@ -72,12 +72,19 @@ def check_scores(df: pd.DataFrame, source: str = "scores") -> pd.DataFrame:
     return out
 
 
+#: Genre label of games whose catalog row has none.
+UNKNOWN_GENRE = "unclassified"
+
+
 def read_scores(path: str | os.PathLike[str]) -> pd.DataFrame:
     """Read and check a scores TSV."""
     try:
         df = pd.read_csv(path, sep="\t", dtype={"game": str, "genre": str}, keep_default_na=True)
     except FileNotFoundError:
         raise FileNotFoundError(f"scores table not found: {path}") from None
+    if "genre" in df.columns:
+        # A game without a genre is its own group, named, not a missing value in every table.
+        df["genre"] = df["genre"].fillna(UNKNOWN_GENRE)
     return check_scores(df, source=str(path))
 
 
