@@ -16,6 +16,8 @@ rule tabulate_models:
         "results/logs/tabulate_models.log",
     conda:
         "../envs/playsuite.yaml"
+    container:
+        PLAYSUITE_IMAGE
     script:
         "../workflow/scripts/tabulate_models.py"
 
@@ -51,6 +53,8 @@ rule main_results:
         "results/logs/analysis/{judge}/main.log",
     conda:
         "../envs/playsuite.yaml"
+    container:
+        PLAYSUITE_IMAGE
     script:
         "../workflow/scripts/analysis_main.py"
 
@@ -81,6 +85,8 @@ rule genre_tables:
         "results/logs/analysis/{judge}/genres.log",
     conda:
         "../envs/playsuite.yaml"
+    container:
+        PLAYSUITE_IMAGE
     script:
         "../workflow/scripts/analysis_genres.py"
 
@@ -101,6 +107,8 @@ rule genre_heatmap:
         "results/logs/analysis/{judge}/genre_heatmap_{corpus}.log",
     conda:
         "../envs/playsuite.yaml"
+    container:
+        PLAYSUITE_IMAGE
     script:
         "../workflow/scripts/analysis_genre_heatmap.py"
 
@@ -124,6 +132,8 @@ rule ablation_figure:
         "results/logs/analysis/{judge}/ablation_{ablation}.log",
     conda:
         "../envs/playsuite.yaml"
+    container:
+        PLAYSUITE_IMAGE
     script:
         "../workflow/scripts/analysis_ablation.py"
 
@@ -146,6 +156,8 @@ rule stability:
         "results/logs/analysis/{judge}/stability.log",
     conda:
         "../envs/playsuite.yaml"
+    container:
+        PLAYSUITE_IMAGE
     script:
         "../workflow/scripts/analysis_stability.py"
 
@@ -171,6 +183,8 @@ rule cost_performance:
         "results/logs/analysis/{judge}/cost.log",
     conda:
         "../envs/playsuite.yaml"
+    container:
+        PLAYSUITE_IMAGE
     params:
         costs=ANALYSIS.costs,
     script:
@@ -193,6 +207,8 @@ rule efficiency:
         "results/logs/analysis/efficiency.log",
     conda:
         "../envs/playsuite.yaml"
+    container:
+        PLAYSUITE_IMAGE
     params:
         benchmarks=ANALYSIS.benchmarks,
     script:
@@ -224,6 +240,8 @@ rule reproduction_report:
         "results/logs/analysis/{judge}/reproduction.log",
     conda:
         "../envs/playsuite.yaml"
+    container:
+        PLAYSUITE_IMAGE
     script:
         "../workflow/scripts/analysis_reproduction.py"
 
@@ -243,6 +261,8 @@ rule judge_agreement:
         "results/logs/analysis/agreement.log",
     conda:
         "../envs/playsuite.yaml"
+    container:
+        PLAYSUITE_IMAGE
     script:
         "../workflow/scripts/analysis_agreement.py"
 
@@ -256,6 +276,8 @@ rule inspection_pages:
         "results/logs/analysis/{judge}/inspect.log",
     conda:
         "../envs/playsuite.yaml"
+    container:
+        PLAYSUITE_IMAGE
     params:
         runs="results/runs",
         judgements=lambda wildcards: f"results/judgements/{wildcards.judge}",

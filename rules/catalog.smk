@@ -19,6 +19,8 @@ rule catalog_ingest:
         "results/logs/catalog/{corpus}/ingest.log",
     conda:
         "../envs/playsuite.yaml"
+    container:
+        PLAYSUITE_IMAGE
     script:
         "../workflow/scripts/catalog_ingest.py"
 
@@ -33,6 +35,8 @@ checkpoint catalog_screen:
         "results/logs/catalog/{corpus}/screen.log",
     conda:
         "../envs/playsuite.yaml"
+    container:
+        PLAYSUITE_IMAGE
     params:
         filters=CATALOG.get("filters", {}),
     script:
@@ -51,6 +55,8 @@ checkpoint catalog_triage:
         "results/logs/catalog/{corpus}/triage.log",
     conda:
         "../envs/playsuite.yaml"
+    container:
+        PLAYSUITE_IMAGE
     threads: 4
     params:
         ids=CATALOG_IN.candidate_ids,
@@ -102,6 +108,8 @@ rule catalog_decide:
         "results/logs/catalog/{corpus}/decide.log",
     conda:
         "../envs/playsuite.yaml"
+    container:
+        PLAYSUITE_IMAGE
     params:
         launch_ids=CATALOG_IN.launch_ids,
         launch_configured=CATALOG_IN.launch_configured,
@@ -121,6 +129,8 @@ rule catalog_genres:
         "results/logs/catalog/{corpus}/genres.log",
     conda:
         "../envs/playsuite.yaml"
+    container:
+        PLAYSUITE_IMAGE
     params:
         llm=CATALOG.get("genre_llm"),
     script:
@@ -145,5 +155,7 @@ rule catalog_table:
         "results/logs/catalog/{corpus}/table.log",
     conda:
         "../envs/playsuite.yaml"
+    container:
+        PLAYSUITE_IMAGE
     script:
         "../workflow/scripts/catalog_table.py"

@@ -26,6 +26,10 @@ CONDITIONS = {name: Condition.parse(name) for name in config["conditions"]}
 # The command line of the interpreter running this workflow, which has playsuite installed
 # (this file imports it): jobs need no activated environment to find the `playsuite` command.
 PLAYSUITE = f"{sys.executable} -m playsuite.cli"
+# Image of the CPU-only rules under --software-deployment-method apptainer
+# (containers/game-sandbox.def). Play, launch and judge shard jobs run on the host: they start
+# the model server and the per-game sandboxes themselves (docs/cluster.md).
+PLAYSUITE_IMAGE = config.get("container", "containers/game-sandbox.sif")
 PLAY = play_settings(config)
 PLAY_UNITS = shard_units(config, REGISTRY)
 PLAY_UNIT_BY_KEY = {(u.corpus, u.preset, u.condition, u.shard): u for u in PLAY_UNITS}

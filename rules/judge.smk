@@ -50,6 +50,8 @@ rule judge_scores:
         "results/logs/judge/{judge}/scores.log",
     conda:
         "../envs/playsuite.yaml"
+    container:
+        PLAYSUITE_IMAGE
     params:
         families={name: p.family for name, p in REGISTRY.presets.items()},
         genres=JUDGE_PLAN.genres,

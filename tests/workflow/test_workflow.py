@@ -43,3 +43,32 @@ def test_models_table_is_built(repo: Path, tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     text = (work / "results/tables/models.md").read_text()
     assert "ui-tars-1.5-7b" in text and "| CUA |" in text
+
+
+def test_cpu_rules_carry_the_container(repo: Path) -> None:
+    """Under --software-deployment-method apptainer every CPU-only rule runs in the image built
+    from containers/game-sandbox.def; shard jobs that start servers and sandboxes run on the
+    host (docs/cluster.md)."""
+    import re
+
+    host_rules = {
+        "acquire_game",
+        "acquired_block",
+        "validate_launch",
+        "play_shard",
+        "judge_shard",
+        "catalog_launch",
+    }
+    seen = set()
+    for path in sorted((repo / "rules").glob("*.smk")):
+        for match in re.finditer(
+            r"(?ms)^(?:rule|checkpoint) (\w+):\n(.*?)(?=^\S|\Z)", path.read_text()
+        ):
+            name, body = match.groups()
+            if not re.search(r"(?m)^    (script|shell|run):", body):
+                continue  # a target-only rule runs nothing
+            seen.add(name)
+            has_container = "container:\n        PLAYSUITE_IMAGE" in body
+            assert has_container == (name not in host_rules), name
+    assert {"tabulate_models", "judge_scores", "catalog_table"} <= seen
+    assert (repo / "containers" / "game-sandbox.def").is_file()
