@@ -201,6 +201,8 @@ def test_t_rex_starts_running_on_space(corpus_game) -> None:
     game, opts = corpus_game("t-rex-runner")
     with make_runtime(game, opts) as rt:
         start = rt.start()
+        time.sleep(0.3)
+        assert changed(start.frame, rt.observe().frame) == 0
         idle = rt.act([Wait()], 0.5)[-1]
         # Waiting changes nothing on the start screen (the dino may blink); a jump starts it.
         running = rt.act([Key(keys=("space",))], 1.0)
