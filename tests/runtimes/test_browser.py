@@ -211,12 +211,14 @@ def test_t_rex_starts_running_on_space(corpus_game) -> None:
 
 
 @pytest.mark.games
-def test_pac_man_moves(corpus_game) -> None:
+def test_pac_man_starts_and_eats(corpus_game) -> None:
     game, opts = corpus_game("pac-man-game")
     with make_runtime(game, opts) as rt:
         start = rt.start()
         time.sleep(0.3)
         assert changed(start.frame, rt.observe().frame) == 0
-        frames = rt.act([Hold(keys=("left",), seconds=1.0)], 1.5)
-        assert len(frames) == 15
-        assert changed(start.frame, frames[-1]) > 50
+        rt.act([Key(keys=("enter",))], 1.0)  # "Press Enter to start!"
+        frames = rt.act([Hold(keys=("left",), seconds=1.5)], 2.0)
+        assert len(frames) == 20
+        assert changed(frames[0], frames[-1]) > 50
+        assert rt.probes()["score"] > start.probes["score"]  # pills eaten along the corridor
