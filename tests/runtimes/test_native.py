@@ -115,12 +115,13 @@ def test_stopped_between_slices_and_slices_are_exact(options) -> None:
         # The game ran for the slice (wall time between SIGCONT and SIGSTOP; a busy machine adds
         # a little) and its own clock moved by about that much (give or take scheduling delays
         # of a loaded CI machine between reading our clock and the SIGCONT)...
-        assert 0.5 <= rt.last_slice_wall_s < 0.8
-        assert 0 < seen(opts)["t"] - t0 <= rt.last_slice_wall_s + 0.2
-        time.sleep(1.0)
+        assert 0.5 <= rt.last_slice_wall_s < 1.0
+        assert 0 < seen(opts)["t"] - t0 <= rt.last_slice_wall_s + 0.3
+        time.sleep(2.0)
         rt.act([Wait()], 0.5)
-        # ...and never saw the seconds it spent stopped: no gap between frames near 1 s.
-        assert seen(opts)["max_gap"] < 0.6
+        # ...and never saw the seconds it spent stopped: no gap between its frames near 2 s
+        # (a starved program on a loaded machine can still miss a few hundred ms).
+        assert seen(opts)["max_gap"] < 1.5
 
 
 def test_input_reaches_the_window(options) -> None:
