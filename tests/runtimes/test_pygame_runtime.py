@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from playsuite.actions import Click, Hold, Key, Move, Wait
-from playsuite.runtimes.base import GameFailure, RunStatus
+from playsuite.runtimes.base import GameExited, GameFailure, RunStatus
 from playsuite.runtimes.env import GameEnv
 from playsuite.runtimes.factory import make_runtime, runtime_class
-from playsuite.runtimes.pygame_runtime import GameExited, PygameRuntime
+from playsuite.runtimes.pygame_runtime import PygameRuntime
 from tests.runtimes.conftest import fixture_game
 
 PROBES = {

@@ -1,6 +1,7 @@
 """Game runtimes (pygame, browser, native) behind one interface; see :mod:`.base`."""
 
 from playsuite.runtimes.base import (
+    GameExited,
     GameFailure,
     Observation,
     RunStatus,
@@ -10,6 +11,7 @@ from playsuite.runtimes.base import (
 )
 
 __all__ = [
+    "GameExited",
     "GameFailure",
     "Observation",
     "RunStatus",

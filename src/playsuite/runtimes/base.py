@@ -43,6 +43,13 @@ class GameFailure(RuntimeError):
         self.status = status
 
 
+class GameExited(GameFailure):
+    """The game quit by itself (exit code 0), e.g. a Quit menu entry: the episode just ends."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(RunStatus.OK, message)
+
+
 @dataclass(frozen=True)
 class Observation:
     """The current screen (H×W×3 uint8) at game time ``t_game`` seconds."""

@@ -40,6 +40,7 @@ from playsuite.actions.canonical import Action
 from playsuite.catalog.corpus import GameEntry
 from playsuite.runtimes import procs
 from playsuite.runtimes.base import (
+    GameExited,
     GameFailure,
     Observation,
     RunStatus,
@@ -47,7 +48,6 @@ from playsuite.runtimes.base import (
     RuntimeOptions,
     frames_per_slice,
 )
-from playsuite.runtimes.pygame_runtime import GameExited
 from playsuite.runtimes.timeline import InputEvent, frame_times, play_timeline, schedule
 from playsuite.runtimes.xdisplay import DisplayError, VirtualDisplay, Window, XClient
 from playsuite.sandbox import GAME_DIR, SCRATCH_DIR, Bind, SandboxedProcess, game_policy

@@ -30,6 +30,7 @@ from playsuite.catalog.acquire import DEBIAN_PYTHON, MANIFEST
 from playsuite.catalog.corpus import GameEntry
 from playsuite.runtimes import pygame_host
 from playsuite.runtimes.base import (
+    GameExited,
     GameFailure,
     Observation,
     RunStatus,
@@ -42,13 +43,6 @@ from playsuite.sandbox import GAME_DIR, Bind, SandboxedProcess, game_policy
 
 HOST_INSIDE = "/opt/playsuite/pygame_host.py"
 LOG_NAME = "game.log"
-
-
-class GameExited(GameFailure):
-    """The game quit by itself (exit code 0), e.g. a Quit menu entry: the episode just ends."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(RunStatus.OK, message)
 
 
 class PygameRuntime(Runtime):
