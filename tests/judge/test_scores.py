@@ -7,9 +7,10 @@ import json
 import pandas as pd
 import pytest
 
+from playsuite.analysis.scores import read_scores
 from playsuite.files import write_json_atomic
 from playsuite.judge.result import failed, judgement
-from playsuite.judge.scores import SCORE_COLUMNS, collect_scores, read_scores, write_scores
+from playsuite.judge.scores import SCORE_COLUMNS, collect_scores, write_scores
 from tests.judge.test_levels import milestones
 
 CASES = {

@@ -13,21 +13,9 @@ import numpy as np
 import pandas as pd
 
 from playsuite.judge.levels import PARTIAL_PLUS
+from playsuite.judge.scores import SCORE_COLUMNS
 
-SCORE_COLUMNS: tuple[str, ...] = (
-    "corpus",
-    "preset",
-    "family",
-    "condition",
-    "history_k",
-    "hz",
-    "variant",
-    "game",
-    "genre",
-    "judge",
-    "level",
-    "status",
-)
+# The scores table's columns are the judge stage's contract (DESIGN.md "Tables").
 
 #: Families in the order the paper's tables list them.
 FAMILY_ORDER: tuple[str, ...] = ("VLM", "CUA", "VLA", "baseline")

@@ -120,11 +120,3 @@ def write_scores(df: pd.DataFrame, path: str | os.PathLike[str]) -> None:
     """Write the table as TSV, atomically."""
     with atomic_open(path) as fh:
         df.to_csv(fh, sep="\t", index=False, columns=list(SCORE_COLUMNS))
-
-
-def read_scores(path: str | os.PathLike[str]) -> pd.DataFrame:
-    df = pd.read_csv(path, sep="\t", dtype={"level": "Int64"}, keep_default_na=True)
-    missing = set(SCORE_COLUMNS) - set(df.columns)
-    if missing:
-        raise ValueError(f"{path}: not a scores table, lacks {', '.join(sorted(missing))}")
-    return df
