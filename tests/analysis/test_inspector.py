@@ -11,28 +11,15 @@ import pandas as pd
 import pytest
 
 from playsuite.analysis.inspector import build_site, episode_data, write_episode_page
-
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--autoplay-policy=no-user-gesture-required",
-]
+from playsuite.runtimes.browser_runtime import CHROMIUM, CHROMIUM_ARGS
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
     from playwright.sync_api import sync_playwright
 
-    if not Path("/usr/bin/chromium").exists():
-        pytest.skip("Debian chromium is not installed (scripts/setup.sh)")
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        b = p.chromium.launch(executable_path=CHROMIUM, args=list(CHROMIUM_ARGS))
         yield b
         b.close()
 
