@@ -80,6 +80,7 @@ class Host:
         self.mouse_rel = [0, 0]
         self.repeat: tuple[int, int] = (0, 0)
         self.namespace: dict = {}
+        self.compiled: dict[str, types.CodeType] = {}  # probe name -> compiled expression
         self.fresh: set = set()
 
     # ------------------------------------------------------------------ protocol
@@ -139,7 +140,9 @@ class Host:
         }
         for name, expr in (self.config.get("probes") or {}).items():
             try:
-                code = compile(expr, f"{PROBE_FILE} {name}>", "eval")
+                code = self.compiled.get(name)
+                if code is None:
+                    code = self.compiled[name] = compile(expr, f"{PROBE_FILE} {name}>", "eval")
                 value = eval(code, scope)  # probes are corpus-declared expressions
                 if not isinstance(value, (int, float, str, bool, type(None))):
                     value = repr(value)[:200]
