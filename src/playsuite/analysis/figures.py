@@ -38,13 +38,17 @@ STYLE = {
 }
 
 
+#: Resolution of the PNG copies (the PDFs are vector graphics).
+PNG_DPI = 200
+
+
 def save_figure(fig: plt.Figure, pdf: str | os.PathLike[str], png: str | os.PathLike[str]) -> None:
     """Write both formats atomically, then free the figure."""
     fig.tight_layout()
     with atomic_path(pdf, suffix=".pdf") as tmp:
         fig.savefig(tmp, format="pdf")
     with atomic_path(png, suffix=".png") as tmp:
-        fig.savefig(tmp, format="png")
+        fig.savefig(tmp, format="png", dpi=PNG_DPI)  # explicit: rc settings may be out of scope
     plt.close(fig)
 
 
