@@ -221,4 +221,9 @@ def test_pac_man_starts_and_eats(corpus_game) -> None:
         frames = rt.act([Hold(keys=("left",), seconds=1.5)], 2.0)
         assert len(frames) == 20
         assert changed(frames[0], frames[-1]) > 50
+        # The level's intro ("READY!") takes a few seconds of game time; then pills get eaten.
+        for _ in range(4):
+            if rt.probes()["score"] > start.probes["score"]:
+                break
+            rt.act([Hold(keys=("left",), seconds=1.5)], 2.0)
         assert rt.probes()["score"] > start.probes["score"]  # pills eaten along the corridor
