@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(
   bubblewrap xvfb xdotool x11-utils xauth chromium fonts-dejavu-core
-  python3 python3-pygame python3-numpy python3-venv faketime
+  python3 python3-pygame python3-numpy python3-opengl python3-venv faketime
   libgl1-mesa-dri mesa-utils
   # libraries and fonts of Debian games acquired with dpkg -x (not installed): supertux, funnyboat
   fonts-dejavu fonts-nanum fonts-roboto-unhinted libboost-filesystem1.74.0 libcurl3-gnutls
