@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from playsuite.files import write_json_atomic, write_text_atomic
-from playsuite.judge.video import write_mp4
+from playsuite.harness.recorder import VideoWriter
 
 W, H = 640, 480
 SPEED = 160.0
@@ -145,7 +145,11 @@ def write_episode(path: str | Path, script: Script, **meta: Any) -> Path:
             prev = t
             yield _render(state, t)
 
-    write_mp4(frames(), path / "episode.mp4", script.fps)
+    # The harness's own writer: the same codec settings and keyframe layout as real episodes.
+    writer = VideoWriter(path / "episode.mp4", script.fps)
+    for frame in frames():
+        writer.add(frame)
+    writer.close()
     lines = "".join(json.dumps(line) + "\n" for line in trace)
     write_text_atomic(path / "trace.jsonl", lines)
     info = {

@@ -62,6 +62,53 @@ class SampledVideo:
         return int(self.frames.shape[2]), int(self.frames.shape[1])
 
 
+def _sample_keyframes(
+    path: str | os.PathLike[str], fps: float, max_size: tuple[int, int]
+) -> SampledVideo | None:
+    """The same samples, decoding keyframes only, when the video has a keyframe at every sample
+    time and nowhere else (episodes written by the harness's recorder do). ``None`` otherwise,
+    and the caller decodes every frame: the result never depends on which path ran."""
+    try:
+        container = av.open(str(path))
+    except (av.FFmpegError, OSError):
+        return None
+    with container:
+        if not container.streams.video:
+            return None
+        stream = container.streams.video[0]
+        rate = float(stream.average_rate or 0)
+        n_frames = int(stream.frames or 0)
+        period = 1.0 / fps
+        per_sample = rate * period
+        if not n_frames or not rate or abs(per_sample - round(per_sample)) > 1e-9:
+            return None
+        expected = math.ceil(n_frames / per_sample - 1e-9)
+        src_w, src_h = stream.codec_context.width, stream.codec_context.height
+        w, h = fit_size(src_w, src_h, max_size)
+        stream.codec_context.skip_frame = "NONKEY"
+        eps = 0.25 / rate
+        frames: list[np.ndarray] = []
+        try:
+            for frame in container.decode(stream):
+                if frame.time is None:
+                    return None
+                t = float(frame.time)
+                if abs(t - len(frames) * period) > eps:
+                    return None  # a keyframe off the sample grid, or a sample time without one
+                frames.append(frame.to_ndarray(format="rgb24", width=w, height=h))
+        except av.FFmpegError:
+            return None
+    if len(frames) != expected:
+        return None
+    return SampledVideo(
+        times=np.round(np.arange(expected) * period, 6),
+        frames=np.stack(frames),
+        source_size=(src_w, src_h),
+        source_fps=rate,
+        duration=n_frames / rate,
+    )
+
+
 def sample_video(
     path: str | os.PathLike[str], fps: float = SAMPLE_FPS, max_size: tuple[int, int] = MAX_SIZE
 ) -> SampledVideo:
@@ -72,6 +119,13 @@ def sample_video(
     """
     if fps <= 0:
         raise ValueError("sampling rate must be positive")
+    fast = _sample_keyframes(path, fps, max_size)
+    return fast if fast is not None else _sample_all_frames(path, fps, max_size)
+
+
+def _sample_all_frames(
+    path: str | os.PathLike[str], fps: float, max_size: tuple[int, int]
+) -> SampledVideo:
     try:
         container = av.open(str(path))
     except (av.FFmpegError, OSError) as exc:
