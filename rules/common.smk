@@ -11,6 +11,7 @@ from playsuite.plan import (
     corpus_games,
     game_blocks,
     play_settings,
+    sandbox_option,
     server_argv_option as _server_argv_option,
     shard_units,
 )

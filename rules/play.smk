@@ -106,13 +106,14 @@ rule play_shard:
         seed=config.get("seed", 0),
         models=config["models"],
         server_argv=lambda wc: server_argv_option(wc.preset),
+        sandbox=sandbox_option(config),
         playsuite=PLAYSUITE,
     shell:
         "{params.playsuite} play-shard --corpus {wildcards.corpus} --catalog {input.catalog}"
         " --preset {wildcards.preset} --condition {wildcards.condition}"
         " --shard {wildcards.shard} --games {params.games} --workers {params.workers}"
         " {params.steps} --wall-timeout {params.wall_timeout} --seed {params.seed}"
-        " --models {params.models}{params.server_argv}"
+        " --models {params.models}{params.server_argv}{params.sandbox}"
         " --runs-dir results/runs/{wildcards.corpus}/{wildcards.preset}/{wildcards.condition}"
         " --games-dir results/games --manifest {output.manifest}"
         " --log-dir results/logs/play/{wildcards.corpus}/{wildcards.preset}/{wildcards.condition}"

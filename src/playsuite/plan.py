@@ -28,6 +28,8 @@ PLAY_DEFAULTS: dict[str, Any] = {
     "steps": None,  # None: the paper's caps (300 s of game time; 10,000 frames for pygame)
     "wall_timeout_s": 3600,
     "server_argv": None,  # None: `vllm serve` from the preset (see server_argv_option)
+    "sandbox": "bwrap",  # or "apptainer" (with apptainer_image) where user namespaces are off
+    "apptainer_image": None,
 }
 
 
@@ -135,3 +137,12 @@ def server_argv_option(config: Mapping[str, Any], preset: str) -> str:
         return ""
     filled = [str(a).replace("{preset}", preset) for a in argv]
     return " --server-argv " + shlex.quote(json.dumps(filled))
+
+
+def sandbox_option(config: Mapping[str, Any]) -> str:
+    """``playsuite play-shard``'s sandbox options from ``play.sandbox``/``play.apptainer_image``."""
+    play = play_settings(config)
+    out = f" --sandbox {play['sandbox']}"
+    if play.get("apptainer_image"):
+        out += f" --apptainer-image {play['apptainer_image']}"
+    return out

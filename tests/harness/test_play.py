@@ -269,3 +269,41 @@ def test_kill_minus_nine_then_rerun_finishes_without_redoing(
     assert {row.game for row in read_manifest(manifest)} == {"probe-a", "probe-b"}
     check_episode(runs / "probe-b", 4)
     assert not [p for p in (runs / "probe-b").iterdir() if p.name.startswith(".")]
+
+
+def test_apptainer_backend_is_used_when_asked(
+    tmp_path: Path, catalog: Path, games_dir: Path
+) -> None:
+    """`--sandbox apptainer` reaches the runtime: here, without Apptainer, the launch fails with
+    a recorded reason instead of silently running under bwrap."""
+    out = tmp_path / "episode"
+    result = subprocess.run(
+        [
+            PLAYSUITE,
+            "play",
+            "--game",
+            "probe-a",
+            "--catalog",
+            str(catalog),
+            "--agent",
+            "random",
+            "--steps",
+            "1",
+            "--out",
+            str(out),
+            "--games-dir",
+            str(games_dir),
+            "--sandbox",
+            "apptainer",
+            "--apptainer-image",
+            str(tmp_path / "game-sandbox.sif"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO,
+    )
+    assert result.returncode == 0, result.stderr
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["status"] == "launch_failed"
+    assert "apptainer" in meta["error"].lower()

@@ -64,6 +64,8 @@ def _play(args: argparse.Namespace) -> int:
         log_dir=out.parent / f".{out.name}-logs",
         live=False,
         single_episode_dir=out,
+        sandbox=args.sandbox,
+        apptainer_image=args.apptainer_image,
     )
     code = run_shard(job)
     meta_path = out / "meta.json"
@@ -109,8 +111,20 @@ def _play_shard(args: argparse.Namespace) -> int:
         log_dir=Path(args.log_dir) if args.log_dir else None,
         costs_path=Path(args.costs) if args.costs else None,
         shard=args.shard,
+        sandbox=args.sandbox,
+        apptainer_image=args.apptainer_image,
     )
     return run_shard(job, Path(args.manifest))
+
+
+def _sandbox_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--sandbox",
+        choices=("bwrap", "apptainer"),
+        default="bwrap",
+        help="game isolation backend (apptainer: clusters, with --apptainer-image)",
+    )
+    parser.add_argument("--apptainer-image", help="game sandbox image (containers/*.def)")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -125,6 +139,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--games-dir", default="results/games", help="where games are acquired")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--wall-timeout", type=float, default=3600.0, help="seconds per episode")
+    _sandbox_options(p)
     p.set_defaults(func=_play)
 
     s = sub.add_parser("play-shard", help="play one shard of a corpus (a workflow job)")
@@ -145,4 +160,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--wall-timeout", type=float, default=3600.0)
     s.add_argument("--server-argv", help="JSON argv replacing `vllm serve` ({uds} is filled in)")
+    _sandbox_options(s)
     s.set_defaults(func=_play_shard)

@@ -77,6 +77,8 @@ class ShardJob:
     shard: str = ""
     live: bool = True  # rich progress view when stderr is a terminal
     single_episode_dir: Path | None = None  # `playsuite play --out DIR`: a one-game job
+    sandbox: str = "bwrap"  # "bwrap" here; "apptainer" on clusters without user namespaces
+    apptainer_image: str | None = None  # containers/game-sandbox.sif for the apptainer backend
 
     def episode_dir(self, game_id: str) -> Path:
         if self.single_episode_dir is not None:
@@ -143,7 +145,9 @@ class WorkerResources:
                 from playsuite.runtimes.browser_runtime import WorkerBrowser
 
                 self._browser = WorkerBrowser(
-                    sandbox=options.sandbox, scratch=self.scratch / "browser-sandbox"
+                    sandbox=options.sandbox,
+                    image=options.extra.get("apptainer_image"),
+                    scratch=self.scratch / "browser-sandbox",
                 )
             options.extra["browser"] = self._browser
         if game.runtime == "native" or game.options.get("opengl"):
@@ -192,7 +196,13 @@ def _worker_main(
                 options = resources.options_for(
                     game,
                     RuntimeOptions(
-                        workdir=workdir, game_dir=job.games_dir / game.id / "files", video_fps=fps
+                        workdir=workdir,
+                        game_dir=job.games_dir / game.id / "files",
+                        video_fps=fps,
+                        sandbox=job.sandbox,
+                        extra={"apptainer_image": job.apptainer_image}
+                        if job.apptainer_image
+                        else {},
                     ),
                 )
                 spec = EpisodeSpec(
