@@ -74,7 +74,7 @@ def test_node_runner_monitors_a_risky_game(tmp_path: Path) -> None:
         runs_dir=tmp_path / "runs",
         games_dir=tmp_path / "games",
         workers=1,
-        limits_by_runtime=limits_for(2, 300),
+        limits_by_runtime=limits_for(8, 300),  # long enough for several process samples
         live=False,
         log_dir=tmp_path / "logs",
     )

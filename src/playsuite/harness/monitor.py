@@ -62,7 +62,7 @@ def _status(pid: int) -> tuple[int, int]:
 class ProcessMonitor:
     """Samples the process tree below ``root_pid`` on a thread and logs starts and exits."""
 
-    def __init__(self, root_pid: int, path: Path, interval_s: float = 0.5) -> None:
+    def __init__(self, root_pid: int, path: Path, interval_s: float = 0.2) -> None:
         self.root_pid = root_pid
         self.path = Path(path)
         self.interval_s = interval_s
@@ -123,7 +123,7 @@ class EpisodeMonitor:
     """A monitored episode's extra logging: the process list while it plays, then the game's logs
     out of its scratch folder (which the worker deletes afterwards)."""
 
-    def __init__(self, out_dir: Path, workdir: Path, interval_s: float = 0.5) -> None:
+    def __init__(self, out_dir: Path, workdir: Path, interval_s: float = 0.2) -> None:
         self.out_dir = Path(out_dir)
         self.workdir = Path(workdir)
         if self.out_dir.exists():  # a rerun replaces what an earlier attempt left
