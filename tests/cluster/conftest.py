@@ -15,6 +15,12 @@ def _slurm_running() -> bool:
     return subprocess.run(["scontrol", "ping"], capture_output=True).returncode == 0
 
 
+#: CPU slots the test node offers: twice its cores, so that while one job starts (each job runs a
+#: Snakemake of its own) or waits on a game, another one works. The workflow's requests are the
+#: profile's; only the test node is generous.
+NODE_CPUS = 2 * (os.cpu_count() or 1)
+
+
 @pytest.fixture(scope="session")
 def slurm() -> Iterator[None]:
     """Slurm with accounting and two fake GPUs; stopped afterwards if this session started it."""
@@ -25,6 +31,7 @@ def slurm() -> Iterator[None]:
         ["timeout", "-k", "10", "300", "bash", str(REPO / "scripts/slurm/start.sh")],
         capture_output=True,
         text=True,
+        env={**os.environ, "PLAYSUITE_SLURM_CPUS": str(NODE_CPUS)},
     )
     assert result.returncode == 0, result.stdout + result.stderr
     yield

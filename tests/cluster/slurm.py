@@ -1,15 +1,22 @@
-"""A real single-node Slurm (scripts/slurm/start.sh) and a tiny workflow config to run under it.
+"""A real single-node Slurm (scripts/slurm/start.sh) and the workflows the Slurm tests run.
 
 The workflow runs exactly as on a cluster: `snakemake --profile profiles/slurm`, one sbatch job
-per rule instance, fake GPUs behind `gpu=1` requests, accounting in slurmdbd. Only the config is
-small (two copies of the probe fixture game, short episodes) so that the test fits in CI; the
-served preset's model server is the stand-in (the GPU-inference boundary; see
-playsuite.inference.standin_server), started by the play job on its node like vLLM would be.
+per rule instance, fake GPUs behind `gpu=1` requests, accounting in slurmdbd. Two configs:
+
+- the embedded default (``write_default_workflow``): a clean copy of the repository and its
+  config/config.yaml, plus the Video-LLM judge ``qwen3.5-9b`` so that GPU jobs exist, with
+  shorter episodes so that it fits in CI;
+- a tiny one (``write_probe_workflow``): two copies of the probe fixture game and a served play
+  preset, for the kill-and-resume test.
+
+Model servers are the stand-in (the GPU-inference boundary; see
+playsuite.inference.standin_server), started by the play or judge job on its node like vLLM.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +28,9 @@ from playsuite.inference.command import standin_argv
 REPO = Path(__file__).resolve().parents[2]
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 SERVED = "internvl3.5-8b"  # a served preset: its play job asks Slurm for one GPU
+VLM_JUDGE = "qwen3.5-9b"  # a Video-LLM judge: its judge jobs ask Slurm for one GPU
+#: Resources a two-core test node can grant, for the presets' and judges' GPU jobs.
+TEST_NODE_RESOURCES = {"cpus_per_task": 1, "mem_mb": 2000, "runtime": 15}
 
 
 def cancel_jobs_under(workdir: Path) -> None:
@@ -31,6 +41,36 @@ def cancel_jobs_under(workdir: Path) -> None:
     ids = [line.split()[0] for line in out if line.split()[1:] == [str(workdir)]]
     if ids:
         subprocess.run(["scancel", *ids], capture_output=True)
+
+
+def write_test_registry(source: Path, target: Path) -> None:
+    """The real model registry with resources the test node can grant (``serve.gpus`` kept)."""
+    registry = yaml.safe_load(source.read_text())
+    registry["defaults"]["resources"] = dict(TEST_NODE_RESOURCES)
+    target.write_text(yaml.safe_dump(registry, sort_keys=False))
+
+
+def write_default_workflow(root: Path, *, steps: int = 2) -> Path:
+    """A clean copy of the repository under ``root`` and the test's config; the config's path.
+
+    The config is config/config.yaml as shipped (local corpus of eight real games, both baselines,
+    every main and ablation condition, the frame and state judges, every table and figure, the
+    catalog sample), with three changes: the Video-LLM judge ``qwen3.5-9b`` joins (served by the
+    stand-in through ``judge.server_argv``; its judge jobs ask for a GPU), episodes are ``steps``
+    long, and the registry's resources fit the test node.
+    """
+    ignore = shutil.ignore_patterns(
+        ".venv", "results", ".snakemake", ".git", "__pycache__", "*.egg-info", ".gl", ".whl"
+    )
+    shutil.copytree(REPO, root, ignore=ignore, dirs_exist_ok=True)
+    write_test_registry(root / "config" / "models.yaml", root / "config" / "models.yaml")
+    config = yaml.safe_load((root / "config" / "config.yaml").read_text())
+    config["judges"] = [*config["judges"], VLM_JUDGE]
+    config["play"]["steps"] = steps
+    config.setdefault("judge", {})["server_argv"] = standin_argv("{uds}", model="{preset}")
+    path = root / "config" / "slurm-test.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    return path
 
 
 def write_probe_workflow(
@@ -51,10 +91,7 @@ def write_probe_workflow(
         for i in range(games)
     ]
     (root / "games.yaml").write_text(yaml.safe_dump({"games": rows}))
-    # The real registry, with resources a two-core test node can grant (serve.gpus kept).
-    registry = yaml.safe_load((REPO / "config" / "models.yaml").read_text())
-    registry["defaults"]["resources"] = {"cpus_per_task": 1, "mem_mb": 2000, "runtime": 15}
-    (root / "models.yaml").write_text(yaml.safe_dump(registry))
+    write_test_registry(REPO / "config" / "models.yaml", root / "models.yaml")
     config = {
         "models": str(root / "models.yaml"),
         "corpora": {"probe": {"table": str(root / "games.yaml")}},
@@ -85,9 +122,10 @@ def write_probe_workflow(
 
 
 def snakemake_slurm(
-    workdir: Path, config: Path, *args: str, timeout_s: int = 240
+    workdir: Path, config: Path, *args: str, timeout_s: int = 240, repo: Path = REPO
 ) -> subprocess.Popen[str]:
-    """Start `snakemake --profile profiles/slurm` on ``config`` in ``workdir`` (a Popen)."""
+    """Start `snakemake --profile profiles/slurm` on ``config`` in ``workdir`` (a Popen), with
+    the Snakefile and profile of ``repo`` (this checkout, or a copy of it)."""
     cmd = [
         "timeout",
         "-k",
@@ -95,9 +133,9 @@ def snakemake_slurm(
         str(timeout_s),
         SNAKEMAKE,
         "--snakefile",
-        str(REPO / "Snakefile"),
+        str(repo / "Snakefile"),
         "--profile",
-        str(REPO / "profiles" / "slurm"),
+        str(repo / "profiles" / "slurm"),
         "--workflow-profile",
         "none",
         "--directory",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 import shutil
 import tempfile
 from pathlib import Path
@@ -170,3 +171,29 @@ def test_shard_judges_every_episode_once(
     counts = judge_shard(JUDGE, jobs, JudgeOptions(catalog={"local": str(catalog)}, uds=uds))
     assert counts == {"ok": 4, "no_video": 1}
     assert all(out.exists() for _, out in jobs)
+
+
+def test_shard_starts_the_server_from_server_argv(playing_episode, tmp_path) -> None:
+    """``judge.server_argv`` replaces `vllm serve`: the shard starts that server on its own
+    private socket ({uds}), under the judge's name ({preset}), and stops it afterwards."""
+    from playsuite.inference.command import standin_argv
+
+    runs = tmp_path / "runs/local/random/k0-hz0.33-base"
+    shutil.copytree(playing_episode, runs / "toy")
+    catalog = tmp_path / "corpus.yaml"
+    catalog.write_text(
+        "games:\n  - {id: toy, title: T, source: local, package: p, runtime: pygame, entry: m.py}\n"
+    )
+    log = tmp_path / "server.log"
+    options = JudgeOptions(
+        catalog={"local": str(catalog)},
+        server_argv=standin_argv("{uds}", model="{preset}"),
+        server_log=str(log),
+    )
+    out = tmp_path / "out/toy.json"
+    assert judge_shard(JUDGE, [(runs / "toy", out)], options) == {"ok": 1}
+    assert json.loads(out.read_text())["judge"] == JUDGE
+    # The stand-in refuses requests for another model name, so an `ok` judgement means it served
+    # under the judge's name; it logged where the shard said, and its socket is gone.
+    assert log.stat().st_size > 0
+    assert not list(Path(tempfile.gettempdir()).glob("psj-*/judge.sock"))

@@ -27,6 +27,7 @@ options = JudgeOptions(
     attempts=int(p.settings["attempts"]),
     extra_body=dict(p.settings["extra_body"]),
     vllm=p.settings["vllm"],
+    server_argv=p.settings["server_argv"],
     server_log=str(snakemake.log[0]) + ".server",
     ready_timeout_s=float(p.settings["ready_timeout_s"]),
 )

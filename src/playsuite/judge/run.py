@@ -34,6 +34,7 @@ WORKFLOW_DEFAULTS: dict[str, Any] = {
     "vllm": "vllm",  # the command that starts vLLM on the judge nodes
     "ready_timeout_s": 1800.0,  # model loading bound
     "extra_body": {"mm_processor_kwargs": {"fps": 1}},  # per-request vLLM fields
+    "server_argv": None,  # argv replacing `vllm serve` ({uds}, {preset}), like play.server_argv
 }
 
 
@@ -65,6 +66,7 @@ class JudgeOptions:
     prompt: str | None = None
     extra_body: dict[str, Any] = field(default_factory=dict)
     vllm: str = "vllm"
+    server_argv: list[str] | None = None
     server_log: str | None = None
     ready_timeout_s: float = 1800.0
 
@@ -179,13 +181,15 @@ def judge_shard(
 
         tmp = tempfile.mkdtemp(prefix="psj-", dir="/tmp")  # socket paths must stay short
         uds = str(Path(tmp) / "judge.sock")
-        server = VLLMServer.for_preset(
-            preset,
-            uds,
-            vllm=options.vllm,
-            log_path=options.server_log,
-            ready_timeout_s=options.ready_timeout_s,
-        ).start()
+        kwargs: dict[str, Any] = {
+            "log_path": options.server_log,
+            "ready_timeout_s": options.ready_timeout_s,
+        }
+        if options.server_argv:
+            argv = [a.replace("{uds}", uds).replace("{preset}", name) for a in options.server_argv]
+            server = VLLMServer(argv, uds, **kwargs).start()
+        else:
+            server = VLLMServer.for_preset(preset, uds, vllm=options.vllm, **kwargs).start()
     try:
         client, judge = _vlm(name, preset, options, uds, concurrency)
         if server is not None:
