@@ -20,6 +20,7 @@ from typing import Any
 from playsuite.analysis.ablations import ablation_plan, load_ablation
 from playsuite.catalog.corpus import GameEntry, load_corpus
 from playsuite.harness.shards import shard_key
+from playsuite.inference.command import fill_server_argv
 from playsuite.registry import Registry
 
 PLAY_DEFAULTS: dict[str, Any] = {
@@ -135,7 +136,7 @@ def server_argv_option(config: Mapping[str, Any], preset: str) -> str:
     argv = play_settings(config)["server_argv"]
     if not argv:
         return ""
-    filled = [str(a).replace("{preset}", preset) for a in argv]
+    filled = fill_server_argv(argv, preset=preset)
     return " --server-argv " + shlex.quote(json.dumps(filled))
 
 

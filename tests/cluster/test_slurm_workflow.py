@@ -84,9 +84,8 @@ def test_embedded_default_runs_on_slurm(slurm: None, tmp_path: Path) -> None:
     assert dry.returncode == 0 and "Nothing to be done" in out, out[-3000:]
 
     # Every game was played in every run and every episode finished.
-    games = {
-        g["id"] for g in yaml.safe_load((repo / "config/corpora/local.yaml").read_text())["games"]
-    }
+    corpus = yaml.safe_load((repo / "config/corpora/local.yaml").read_text())["games"]
+    games = {g["id"] for g in corpus}
     manifests = sorted((repo / "results/runs/local").glob("*/*/shards/s0000.tsv"))
     runs = {(m.parents[2].name, m.parents[1].name) for m in manifests}
     assert {p for p, _ in runs} == set(settings["presets"])
@@ -96,11 +95,7 @@ def test_embedded_default_runs_on_slurm(slurm: None, tmp_path: Path) -> None:
         assert {r.game for r in rows} == games, manifest
         assert all(r.status == "ok" and r.steps == 2 for r in rows), rows
     # Each judge scored every episode it judges: the state judge the games that declare probes.
-    probed = sum(
-        1
-        for g in yaml.safe_load((repo / "config/corpora/local.yaml").read_text())["games"]
-        if g.get("probes")
-    )
+    probed = sum(1 for g in corpus if g.get("probes"))
     for judge, per_run in (("frame", len(games)), (VLM_JUDGE, len(games)), ("state", probed)):
         scores = read_scores(repo / f"results/scores/{judge}.tsv")
         assert len(scores) == len(runs) * per_run, judge
@@ -109,17 +104,15 @@ def test_embedded_default_runs_on_slurm(slurm: None, tmp_path: Path) -> None:
     # sacct: every job completed; only the Video-LLM judge's jobs were granted a GPU.
     jobs = sacct_rows(repo)
     assert jobs, "sacct shows no job of this run"
-    assert all(j["State"] == "COMPLETED" for j in jobs), [
-        j for j in jobs if j["State"] != "COMPLETED"
-    ]
+    unfinished = [j for j in jobs if j["State"] != "COMPLETED"]
+    assert not unfinished, unfinished
     by_rule: dict[str, list[dict[str, str]]] = {}
     for job in jobs:
         by_rule.setdefault(rule_of(job), []).append(job)
     assert len(by_rule["acquire_game"]) == len(by_rule["validate_launch"]) == len(games)
     assert len(by_rule["play_shard"]) == 16 and len(by_rule["judge_shard"]) == 3 * 16
-    assert {"catalog_triage", "main_results", "reproduction_report", "inspection_pages"} <= set(
-        by_rule
-    )
+    stages = {"catalog_triage", "main_results", "reproduction_report", "inspection_pages"}
+    assert stages <= set(by_rule), sorted(by_rule)
     for job in jobs:
         vlm_judge = job["Comment"].startswith(f"rule_judge_shard_wildcards_{VLM_JUDGE}_")
         assert ("gres/gpu=1" in job["AllocTRES"]) == vlm_judge, job

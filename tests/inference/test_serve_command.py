@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from playsuite.inference import standin_argv_for_preset, vllm_serve_argv
+from playsuite.inference import fill_server_argv, standin_argv_for_preset, vllm_serve_argv
 from playsuite.registry import load_registry
 
 
@@ -78,3 +78,19 @@ def test_standin_for_preset_uses_its_name_and_limits():
     argv = standin_argv_for_preset(judge, "/tmp/j.sock")
     assert _flag(argv, "--model") == "qwen3.5-9b"
     assert json.loads(_flag(argv, "--limit-mm-per-prompt")) == judge.serve["limit_mm_per_prompt"]
+
+
+def test_server_argv_placeholders_are_filled_in_steps() -> None:
+    argv = ["serve", "--uds", "{uds}", "--model", "{preset}", "--log", "/l/{preset}.log"]
+    planned = fill_server_argv(argv, preset="qwen3-vl-8b")  # the workflow knows the preset
+    assert planned == [
+        "serve",
+        "--uds",
+        "{uds}",
+        "--model",
+        "qwen3-vl-8b",
+        "--log",
+        "/l/qwen3-vl-8b.log",
+    ]
+    assert fill_server_argv(planned, uds="/tmp/m.sock")[2] == "/tmp/m.sock"  # the job its socket
+    assert argv[2] == "{uds}"  # the configured argv is not changed

@@ -14,7 +14,7 @@ import av
 import pytest
 
 from playsuite.catalog.corpus import GameEntry
-from playsuite.inference import VLLMServer, standin_argv_for_preset
+from playsuite.inference import VLLMServer, standin_argv, standin_argv_for_preset
 from playsuite.judge.context import game_context, load_prompt
 from playsuite.judge.episode import load_episode
 from playsuite.judge.run import JudgeOptions, judge_one, judge_shard
@@ -176,8 +176,6 @@ def test_shard_judges_every_episode_once(
 def test_shard_starts_the_server_from_server_argv(playing_episode, tmp_path) -> None:
     """``judge.server_argv`` replaces `vllm serve`: the shard starts that server on its own
     private socket ({uds}), under the judge's name ({preset}), and stops it afterwards."""
-    from playsuite.inference.command import standin_argv
-
     runs = tmp_path / "runs/local/random/k0-hz0.33-base"
     shutil.copytree(playing_episode, runs / "toy")
     catalog = tmp_path / "corpus.yaml"

@@ -39,6 +39,7 @@ from playsuite.harness.episode import EpisodeLimits, EpisodeSpec, Infrastructure
 from playsuite.harness.manifest import EpisodeSummary, write_manifest
 from playsuite.harness.monitor import EpisodeMonitor, monitor_dir, needs_monitoring
 from playsuite.harness.recorder import META_NAME, episode_finished
+from playsuite.inference.command import fill_server_argv
 from playsuite.processes import die_with_parent
 from playsuite.registry import Preset
 
@@ -300,7 +301,7 @@ def _start_server(job: ShardJob, log_dir: Path) -> tuple[Any, str, str]:
         "max_restarts": settings.max_restarts,
     }
     if settings.argv is not None:
-        argv = [a.replace("{uds}", uds) for a in settings.argv]
+        argv = fill_server_argv(settings.argv, uds=uds, preset=job.preset.name)
         server = VLLMServer(argv, uds, **kwargs)
     else:
         server = VLLMServer.for_preset(job.preset, uds, vllm=settings.vllm, **kwargs)

@@ -30,7 +30,10 @@ _EXPORTS: dict[str, str] = {
         ),
         "client",
     ),
-    **dict.fromkeys(("standin_argv", "standin_argv_for_preset", "vllm_serve_argv"), "command"),
+    **dict.fromkeys(
+        ("fill_server_argv", "standin_argv", "standin_argv_for_preset", "vllm_serve_argv"),
+        "command",
+    ),
     **dict.fromkeys(
         (
             "image_data_url",

@@ -76,6 +76,21 @@ def vllm_serve_argv(
     return argv + extra_args
 
 
+def fill_server_argv(
+    argv: Sequence[str], *, uds: str | None = None, preset: str | None = None
+) -> list[str]:
+    """A configured server argv (``play.server_argv``, ``judge.server_argv``) with its
+    placeholders filled: ``{uds}`` the socket path, ``{preset}`` the served preset's or judge's
+    name. A placeholder whose value is not given is left for a later step (the workflow knows the
+    preset, only the job knows its socket)."""
+    out = [str(a) for a in argv]
+    if preset is not None:
+        out = [a.replace("{preset}", preset) for a in out]
+    if uds is not None:
+        out = [a.replace("{uds}", uds) for a in out]
+    return out
+
+
 def standin_argv(
     uds: str,
     *,

@@ -19,6 +19,7 @@ from typing import Any
 
 from playsuite.catalog.corpus import GameEntry, find_game, load_corpus
 from playsuite.config import ConfigError
+from playsuite.inference.command import fill_server_argv
 from playsuite.judge.context import game_context, load_prompt, read_readme
 from playsuite.judge.episode import Episode, EpisodeError, load_episode
 from playsuite.judge.frame_judge import judge_episode_frames
@@ -186,7 +187,7 @@ def judge_shard(
             "ready_timeout_s": options.ready_timeout_s,
         }
         if options.server_argv:
-            argv = [a.replace("{uds}", uds).replace("{preset}", name) for a in options.server_argv]
+            argv = fill_server_argv(options.server_argv, uds=uds, preset=name)
             server = VLLMServer(argv, uds, **kwargs).start()
         else:
             server = VLLMServer.for_preset(preset, uds, vllm=options.vllm, **kwargs).start()
