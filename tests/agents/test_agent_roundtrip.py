@@ -7,12 +7,12 @@ import re
 import numpy as np
 import pytest
 
+from playsuite.actions import parsers
 from playsuite.agents.baselines import ExplorerPolicy, RandomPolicy
 from playsuite.agents.policy import StepRequest
 from playsuite.agents.prompts import render_prompt
 from tests.agents.frames import menu_frame
 
-parsers = pytest.importorskip("playsuite.actions.parsers")
 
 
 def _parse(parser: str, text: str, screen=(800, 600), image=None):

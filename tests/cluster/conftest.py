@@ -8,11 +8,13 @@ from collections.abc import Iterator
 
 import pytest
 
+from playsuite.processes import probe_ok
 from tests.cluster.slurm import REPO
 
 
 def _slurm_running() -> bool:
-    return subprocess.run(["scontrol", "ping"], capture_output=True).returncode == 0
+    """Is a Slurm controller answering? False before start.sh has installed Slurm at all."""
+    return probe_ok(["scontrol", "ping"], timeout_s=30)
 
 
 #: CPU slots the test node offers: twice its cores, so that while one job starts (each job runs a

@@ -24,6 +24,7 @@ from pathlib import Path
 import yaml
 
 from playsuite.inference.command import standin_argv
+from playsuite.processes import probe
 
 REPO = Path(__file__).resolve().parents[2]
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
@@ -35,12 +36,11 @@ TEST_NODE_RESOURCES = {"cpus_per_task": 1, "mem_mb": 2000, "runtime": 15}
 
 def cancel_jobs_under(workdir: Path) -> None:
     """scancel every queued or running job whose working directory is ``workdir``."""
-    out = subprocess.run(
-        ["squeue", "-h", "-o", "%i %Z"], capture_output=True, text=True
-    ).stdout.splitlines()
-    ids = [line.split()[0] for line in out if line.split()[1:] == [str(workdir)]]
+    queued = probe(["squeue", "-h", "-o", "%i %Z"], timeout_s=60)
+    lines = queued.stdout.splitlines() if queued is not None else []
+    ids = [line.split()[0] for line in lines if line.split()[1:] == [str(workdir)]]
     if ids:
-        subprocess.run(["scancel", *ids], capture_output=True)
+        probe(["scancel", *ids], timeout_s=60)
 
 
 def write_test_registry(source: Path, target: Path) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
 import time
 from pathlib import Path
 
@@ -21,6 +20,7 @@ import yaml
 from playsuite.analysis.cost import read_cost_records
 from playsuite.analysis.scores import read_scores
 from playsuite.harness.manifest import read_manifest
+from playsuite.processes import probe
 from tests.cluster.slurm import (
     REPO,
     SERVED,
@@ -37,13 +37,12 @@ pytestmark = [pytest.mark.slurm, pytest.mark.slow, pytest.mark.games]
 def sacct_rows(workdir: Path) -> list[dict[str, str]]:
     """Accounting rows (allocations only) of every job that ran in ``workdir``."""
     fields = ["JobIDRaw", "Comment", "State", "ElapsedRaw", "AllocTRES", "WorkDir"]
-    out = subprocess.run(
+    done = probe(
         ["sacct", "-X", "-n", "-P", "-a", "-S", "now-1days", f"--format={','.join(fields)}"],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-    ).stdout
+        timeout_s=60,
+    )
+    assert done is not None and done.returncode == 0, done and done.stderr
+    out = done.stdout
     rows = [dict(zip(fields, line.split("|"), strict=True)) for line in out.splitlines()]
     return [r for r in rows if r["WorkDir"] == str(workdir)]
 
@@ -156,7 +155,7 @@ def test_killed_run_resumes_without_redoing_finished_work(slurm: None, tmp_path:
         proc.wait()
         running = [j for j in sacct_rows(tmp_path) if j["State"] == "RUNNING"]
         assert running, "the play job was not running when snakemake was killed"
-        subprocess.run(["scancel", "--signal=KILL", "--full", *[j["JobIDRaw"] for j in running]])
+        probe(["scancel", "--signal=KILL", "--full", *[j["JobIDRaw"] for j in running]])
     finally:
         cancel_jobs_under(tmp_path)
     deadline = time.monotonic() + 60

@@ -43,6 +43,7 @@ from playsuite.catalog.corpus import GameEntry
 from playsuite.catalog.extract import ArchiveError, UnsafeArchiveError, safe_extract
 from playsuite.catalog.triage import POLICIES, scan_archive
 from playsuite.files import read_json, write_json_atomic
+from playsuite.processes import probe
 
 MANIFEST = "acquired.json"
 FILES = "files"
@@ -275,22 +276,15 @@ def _depends(field: str) -> list[list[tuple[str, str | None]]]:
 
 
 def _installed(package: str) -> bool:
-    proc = subprocess.run(
-        ["dpkg-query", "-W", "-f=${Status}", package],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    """Is ``package`` installed on the host (False where there is no dpkg to ask)?"""
+    proc = probe(["dpkg-query", "-W", "-f=${Status}", package])
+    if proc is None:
+        return False
     if proc.returncode == 0 and "install ok installed" in proc.stdout:
         return True
     # A virtual package is satisfied by any installed provider.
-    proc = subprocess.run(
-        ["dpkg-query", "-W", "-f=${Status} ${Provides}\n", "*"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return any(
+    proc = probe(["dpkg-query", "-W", "-f=${Status} ${Provides}\n", "*"])
+    return proc is not None and any(
         "install ok installed" in line
         and re.search(rf"(^|[\s,]){re.escape(package)}([\s,(]|$)", line.split("installed", 1)[1])
         for line in proc.stdout.splitlines()

@@ -12,12 +12,12 @@ each number came from in a ``cost_source`` column (``sacct`` or ``runner``). Wit
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 import pandas as pd
+
+from playsuite.processes import probe
 
 SACCT_TIMEOUT_S = 30.0
 _GPU_TRES = re.compile(r"(?:^|,)gres/gpu(?::[^=,]+)?=(\d+)")
@@ -59,17 +59,14 @@ def parse_sacct(text: str) -> dict[str, SlurmJob]:
 def sacct_jobs(job_ids: Iterable[str], timeout_s: float = SACCT_TIMEOUT_S) -> dict[str, SlurmJob]:
     """Accounting records of ``job_ids``; empty when accounting is off or unreachable."""
     ids = sorted({str(j) for j in job_ids if str(j).strip()})
-    if not ids or shutil.which("sacct") is None:
+    if not ids:
         return {}
     cmd = [
         "sacct", "-X", "-n", "-P", "-j", ",".join(ids),
         "--format=JobIDRaw,ElapsedRaw,AllocTRES,State",
     ]  # fmt: skip
-    try:
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)
-    except (OSError, subprocess.TimeoutExpired):
-        return {}
-    if done.returncode != 0:
+    done = probe(cmd, timeout_s=timeout_s)
+    if done is None or done.returncode != 0:
         return {}
     return parse_sacct(done.stdout)
 
