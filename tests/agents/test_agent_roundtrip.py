@@ -14,7 +14,6 @@ from playsuite.agents.prompts import render_prompt
 from tests.agents.frames import menu_frame
 
 
-
 def _parse(parser: str, text: str, screen=(800, 600), image=None):
     return parsers.parse_response(parser, text, screen=screen, image=image)
 
