@@ -9,6 +9,7 @@ from playsuite.plan import (
     block_index,
     blocks_of,
     corpus_games,
+    engine_vllm,
     game_blocks,
     play_settings,
     sandbox_option,
@@ -32,6 +33,7 @@ PLAYSUITE = f"{sys.executable} -m playsuite.cli"
 # the model server and the per-game sandboxes themselves (docs/cluster.md).
 PLAYSUITE_IMAGE = config.get("container", "containers/game-sandbox.sif")
 PLAY = play_settings(config)
+ENGINE_VLLM = engine_vllm(config)  # the vLLM command of play and judge jobs (engine.vllm)
 PLAY_UNITS = shard_units(config, REGISTRY)
 PLAY_UNIT_BY_KEY = {(u.corpus, u.preset, u.condition, u.shard): u for u in PLAY_UNITS}
 GAME_BLOCKS = game_blocks(config)  # acquisition blocks (rule acquired_block)

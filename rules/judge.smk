@@ -36,6 +36,7 @@ rule judge_shard:
         judgement_dir="results/judgements/{judge}/{corpus}/{preset}/{condition}",
         catalogs=JUDGE_PLAN.catalogs(),
         settings=JUDGE_PLAN.settings,
+        vllm=ENGINE_VLLM,
         games_dir="results/games",
     script:
         "../workflow/scripts/judge_shard.py"

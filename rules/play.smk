@@ -106,6 +106,7 @@ rule play_shard:
         seed=config.get("seed", 0),
         models=config["models"],
         server_argv=lambda wc: server_argv_option(wc.preset),
+        vllm=ENGINE_VLLM,
         sandbox=sandbox_option(config),
         playsuite=PLAYSUITE,
     shell:
@@ -113,7 +114,7 @@ rule play_shard:
         " --preset {wildcards.preset} --condition {wildcards.condition}"
         " --shard {wildcards.shard} --games {params.games} --workers {params.workers}"
         " {params.steps} --wall-timeout {params.wall_timeout} --seed {params.seed}"
-        " --models {params.models}{params.server_argv}{params.sandbox}"
+        " --models {params.models}{params.server_argv}{params.sandbox} --vllm {params.vllm}"
         " --runs-dir results/runs/{wildcards.corpus}/{wildcards.preset}/{wildcards.condition}"
         " --games-dir results/games --manifest {output.manifest}"
         " --log-dir results/logs/play/{wildcards.corpus}/{wildcards.preset}/{wildcards.condition}"

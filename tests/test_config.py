@@ -8,7 +8,7 @@ PAPER_PARSERS = {"standard", "qwen3", "computer_use", "uitars", "opencua", "osat
 
 def test_registry_holds_the_fourteen_presets() -> None:
     registry = load_registry()
-    evaluated = [p for p in registry.presets.values() if p.kind == "vllm"]
+    evaluated = [p for p in registry.presets.values() if p.kind == "vllm" and not p.extra]
     assert len(evaluated) == 14
     assert {p.parser for p in evaluated} == PAPER_PARSERS
     assert {p.family for p in evaluated} == {"VLM", "CUA", "VLA"}

@@ -21,6 +21,7 @@ from playsuite.analysis.ablations import ablation_plan, load_ablation
 from playsuite.catalog.corpus import GameEntry, load_corpus
 from playsuite.harness.shards import shard_key
 from playsuite.inference.command import fill_server_argv
+from playsuite.inference.engine import DEFAULT_VLLM
 from playsuite.registry import Registry
 
 PLAY_DEFAULTS: dict[str, Any] = {
@@ -55,6 +56,11 @@ class ShardUnit:
 
 def play_settings(config: Mapping[str, Any]) -> dict[str, Any]:
     return {**PLAY_DEFAULTS, **(config.get("play") or {})}
+
+
+def engine_vllm(config: Mapping[str, Any]) -> str:
+    """The vLLM command play and judge jobs start (``engine.vllm``; scripts/setup.sh's default)."""
+    return str((config.get("engine") or {}).get("vllm") or DEFAULT_VLLM)
 
 
 @cache

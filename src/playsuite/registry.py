@@ -41,6 +41,8 @@ class Preset:
     resources: dict[str, Any]
     parser_options: dict[str, Any]
     history_frames: bool
+    tiny: str | None = None  # architecture of a random-weight model built locally into hf_id
+    extra: bool = False  # not one of the paper's evaluated models
 
     @property
     def needs_server(self) -> bool:
@@ -60,6 +62,7 @@ class JudgePreset:
     sampling: dict[str, Any]
     serve: dict[str, Any]
     resources: dict[str, Any]
+    tiny: str | None = None  # as Preset.tiny
 
     @property
     def needs_server(self) -> bool:
@@ -114,6 +117,8 @@ def parse_registry(data: dict[str, Any]) -> Registry:
             resources=merged["resources"],
             parser_options=merged.get("parser_options", {}),
             history_frames=bool(merged.get("history_frames", False)),
+            tiny=merged.get("tiny"),
+            extra=bool(merged.get("extra", False)),
         )
     judges = {}
     for name, raw in data["judges"].items():
@@ -126,6 +131,7 @@ def parse_registry(data: dict[str, Any]) -> Registry:
             sampling=merged.get("sampling", {}),
             serve=merged["serve"] if merged["kind"] == "vllm" else {},
             resources=merged["resources"],
+            tiny=merged.get("tiny"),
         )
     return Registry(presets, judges)
 

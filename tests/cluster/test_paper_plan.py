@@ -40,7 +40,7 @@ def paper(tmp_path_factory: pytest.TempPathFactory) -> dict:
 def test_paper_config_names_the_papers_runs() -> None:
     config = load_validated(REPO / "config" / "paper.yaml", "config")
     registry = load_registry(REPO / config["models"])
-    served = sorted(n for n, p in registry.presets.items() if p.kind == "vllm")
+    served = sorted(n for n, p in registry.presets.items() if p.kind == "vllm" and not p.extra)
     assert sorted(config["presets"]) == served and len(served) == 14
     assert config["judges"] == ["qwen3.5-9b"] and registry.judge("qwen3.5-9b").gpus == 1
     assert config["play"]["steps"] is None and config["play"]["workers"] == 8

@@ -9,12 +9,13 @@ import sys
 
 from playsuite.cli import main
 from playsuite.inference import InferenceClient
+from playsuite.inference.engine import DEFAULT_VLLM
 
 
 def test_print_command(capsys):
     assert main(["serve", "qwen3-vl-8b", "--uds", "/tmp/m.sock", "--print-command"]) == 0
     argv = shlex.split(capsys.readouterr().out)
-    assert argv[:3] == ["vllm", "serve", "Qwen/Qwen3-VL-8B-Instruct"]
+    assert argv[:3] == [DEFAULT_VLLM, "serve", "Qwen/Qwen3-VL-8B-Instruct"]
     assert argv[argv.index("--limit-mm-per-prompt") + 1] == '{"image":4}'
 
 

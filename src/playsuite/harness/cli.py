@@ -9,6 +9,7 @@ from pathlib import Path
 from playsuite.catalog.corpus import GameEntry, find_game, load_corpus
 from playsuite.config import Condition, config_dir
 from playsuite.harness.episode import EpisodeLimits
+from playsuite.inference.engine import DEFAULT_VLLM
 from playsuite.registry import load_registry
 
 DEFAULT_CONDITION = "k0-hz0.33-base"
@@ -40,7 +41,7 @@ def _catalog(path: str | None) -> list[GameEntry]:
 
 def _play(args: argparse.Namespace) -> int:
     from playsuite.catalog.acquire import acquire
-    from playsuite.harness.node import ShardJob, run_shard
+    from playsuite.harness.node import ServerSettings, ShardJob, run_shard
 
     games = _catalog(args.catalog)
     game = find_game(games, args.game)
@@ -61,6 +62,7 @@ def _play(args: argparse.Namespace) -> int:
         workers=1,
         limits_by_runtime=limits_for(args.steps, args.wall_timeout),
         base_seed=args.seed,
+        server=ServerSettings(vllm=args.vllm),
         log_dir=out.parent / f".{out.name}-logs",
         live=False,
         single_episode_dir=out,
@@ -96,7 +98,9 @@ def _play_shard(args: argparse.Namespace) -> int:
     games = load_corpus(args.catalog)
     shard_games = [find_game(games, gid) for gid in args.games.split(",") if gid]
     registry = load_registry(args.models) if args.models else load_registry()
-    server = ServerSettings(argv=json.loads(args.server_argv) if args.server_argv else None)
+    server = ServerSettings(
+        argv=json.loads(args.server_argv) if args.server_argv else None, vllm=args.vllm
+    )
     job = ShardJob(
         corpus=args.corpus,
         preset=registry.preset(args.preset),
@@ -139,6 +143,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--games-dir", default="results/games", help="where games are acquired")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--wall-timeout", type=float, default=3600.0, help="seconds per episode")
+    p.add_argument("--vllm", default=DEFAULT_VLLM, help=f"vLLM command (default {DEFAULT_VLLM})")
     _sandbox_options(p)
     p.set_defaults(func=_play)
 
@@ -160,5 +165,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--wall-timeout", type=float, default=3600.0)
     s.add_argument("--server-argv", help="JSON argv replacing `vllm serve` ({uds} is filled in)")
+    s.add_argument("--vllm", default=DEFAULT_VLLM, help=f"vLLM command (default {DEFAULT_VLLM})")
     _sandbox_options(s)
     s.set_defaults(func=_play_shard)

@@ -40,6 +40,7 @@ from playsuite.harness.manifest import EpisodeSummary, write_manifest
 from playsuite.harness.monitor import EpisodeMonitor, monitor_dir, needs_monitoring
 from playsuite.harness.recorder import META_NAME, episode_finished
 from playsuite.inference.command import fill_server_argv
+from playsuite.inference.engine import DEFAULT_VLLM
 from playsuite.processes import die_with_parent
 from playsuite.registry import Preset
 
@@ -54,7 +55,8 @@ class ServerSettings:
     tests use the stand-in server); ``None`` builds ``vllm serve`` from the preset."""
 
     argv: list[str] | None = None
-    vllm: str = "vllm"
+    vllm: str = DEFAULT_VLLM  # the engine command (config engine.vllm)
+    model: str | None = None  # a local model directory replacing the preset's hf_id
     ready_timeout_s: float = 1800.0
     monitor_interval_s: float = 2.0
     max_restarts: int = 2
@@ -304,7 +306,9 @@ def _start_server(job: ShardJob, log_dir: Path) -> tuple[Any, str, str]:
         argv = fill_server_argv(settings.argv, uds=uds, preset=job.preset.name)
         server = VLLMServer(argv, uds, **kwargs)
     else:
-        server = VLLMServer.for_preset(job.preset, uds, vllm=settings.vllm, **kwargs)
+        server = VLLMServer.for_preset(
+            job.preset, uds, vllm=settings.vllm, model=settings.model, **kwargs
+        )
     server.start()
     return server, uds, sock_dir
 

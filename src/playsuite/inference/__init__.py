@@ -31,7 +31,13 @@ _EXPORTS: dict[str, str] = {
         "client",
     ),
     **dict.fromkeys(
-        ("fill_server_argv", "standin_argv", "standin_argv_for_preset", "vllm_serve_argv"),
+        (
+            "fill_server_argv",
+            "server_env",
+            "standin_argv",
+            "standin_argv_for_preset",
+            "vllm_serve_argv",
+        ),
         "command",
     ),
     **dict.fromkeys(

@@ -54,7 +54,7 @@ def vllm_serve_argv(
         "--served-model-name",
         served_model_name or preset.name,
         "--tensor-parallel-size",
-        str(int(serve.get("gpus", 1))),
+        str(max(1, int(serve.get("gpus", 1)))),  # gpus 0: one CPU replica
     ]
     if "max_model_len" in serve:
         argv += ["--max-model-len", str(int(serve["max_model_len"]))]
@@ -74,6 +74,13 @@ def vllm_serve_argv(
     if allowed_local_media_path:
         argv += ["--allowed-local-media-path", str(allowed_local_media_path)]
     return argv + extra_args
+
+
+def server_env(preset: Any, scratch: str) -> dict[str, str]:
+    """The preset's ``serve.env`` with ``{scratch}`` replaced by the job's private folder (caches
+    and temporary files of a CPU engine belong to the job, not to the user's home)."""
+    env = (getattr(preset, "serve", None) or {}).get("env") or {}
+    return {str(k): str(v).replace("{scratch}", scratch) for k, v in env.items()}
 
 
 def fill_server_argv(

@@ -33,7 +33,8 @@ from typing import Any
 
 import httpx
 
-from playsuite.inference.command import vllm_serve_argv
+from playsuite.inference.command import server_env, vllm_serve_argv
+from playsuite.inference.engine import DEFAULT_VLLM, EngineUnavailable, resolve_vllm
 from playsuite.processes import die_with_parent
 
 #: Linux's limit on a Unix socket path (``sun_path`` is 108 bytes including the final NUL).
@@ -220,12 +221,17 @@ class VLLMServer:
         preset: Any,
         uds: str | os.PathLike[str],
         *,
-        vllm: str = "vllm",
+        vllm: str = DEFAULT_VLLM,
         model: str | None = None,
         allowed_local_media_path: str | None = None,
         **kwargs: Any,
     ) -> VLLMServer:
-        """A server for a registry preset or judge, served under the preset's name."""
+        """A server for a registry preset or judge, served under the preset's name, with the
+        preset's ``serve.env`` (its ``{scratch}`` is a folder beside the socket)."""
+        try:
+            vllm = resolve_vllm(vllm)
+        except EngineUnavailable as exc:
+            raise ServerStartError(str(exc)) from None
         argv = vllm_serve_argv(
             preset,
             os.fspath(uds),
@@ -233,6 +239,11 @@ class VLLMServer:
             model=model,
             allowed_local_media_path=allowed_local_media_path,
         )
+        scratch = Path(os.fspath(uds)).parent / f"{preset.name}-scratch"
+        extra_env = server_env(preset, os.fspath(scratch))
+        if extra_env:
+            scratch.mkdir(parents=True, exist_ok=True)
+            kwargs["env"] = {**(kwargs.get("env") or os.environ), **extra_env}
         return cls(argv, uds, **kwargs)
 
     # -- state ----------------------------------------------------------------------------------

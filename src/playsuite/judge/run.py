@@ -20,6 +20,7 @@ from typing import Any
 from playsuite.catalog.corpus import GameEntry, find_game, load_corpus
 from playsuite.config import ConfigError
 from playsuite.inference.command import fill_server_argv
+from playsuite.inference.engine import DEFAULT_VLLM
 from playsuite.judge.context import game_context, load_prompt, read_readme
 from playsuite.judge.episode import Episode, EpisodeError, load_episode
 from playsuite.judge.frame_judge import judge_episode_frames
@@ -32,7 +33,6 @@ WORKFLOW_DEFAULTS: dict[str, Any] = {
     "shard_size": 50,  # episodes per judge job (one model server each)
     "attempts": 3,  # answers asked per episode before recording a failed judgement
     "state_where_probes": True,  # also run the state judge on games that declare probes
-    "vllm": "vllm",  # the command that starts vLLM on the judge nodes
     "ready_timeout_s": 1800.0,  # model loading bound
     "extra_body": {"mm_processor_kwargs": {"fps": 1}},  # per-request vLLM fields
     "server_argv": None,  # argv replacing `vllm serve` ({uds}, {preset}), like play.server_argv
@@ -66,7 +66,8 @@ class JudgeOptions:
     attempts: int = 3
     prompt: str | None = None
     extra_body: dict[str, Any] = field(default_factory=dict)
-    vllm: str = "vllm"
+    vllm: str = DEFAULT_VLLM  # the engine command (config engine.vllm)
+    model: str | None = None  # a local model directory replacing the judge's hf_id
     server_argv: list[str] | None = None
     server_log: str | None = None
     ready_timeout_s: float = 1800.0
@@ -190,7 +191,9 @@ def judge_shard(
             argv = fill_server_argv(options.server_argv, uds=uds, preset=name)
             server = VLLMServer(argv, uds, **kwargs).start()
         else:
-            server = VLLMServer.for_preset(preset, uds, vllm=options.vllm, **kwargs).start()
+            server = VLLMServer.for_preset(
+                preset, uds, vllm=options.vllm, model=options.model, **kwargs
+            ).start()
     try:
         client, judge = _vlm(name, preset, options, uds, concurrency)
         if server is not None:
