@@ -9,6 +9,9 @@ What can go wrong is sorted by whose fault it is:
 * the game fails (never renders, crashes, hangs): the episode ends with that status, everything
   recorded so far is kept, and ``meta.json`` says why;
 * the model answers nonsense: the answer becomes ``invalid`` actions, executed as no-ops, counted;
+* the model server refuses a request (HTTP 4xx, e.g. more images than the preset allows): the
+  episode ends with status ``model_error``, everything before it kept, since a replay would fail
+  the same way;
 * the infrastructure fails (the model server is gone after retries, the harness is interrupted):
   nothing that looks finished is written, so a rerun plays the episode again.
 """
@@ -38,6 +41,7 @@ from playsuite.agents.prompts import EpisodePrompt
 from playsuite.catalog.corpus import GameEntry
 from playsuite.config import Condition
 from playsuite.harness.recorder import EpisodeRecorder
+from playsuite.inference.client import InferenceRequestError
 from playsuite.registry import Preset
 from playsuite.runtimes.base import GameFailure, Observation, RunStatus, Runtime, RuntimeOptions
 
@@ -193,6 +197,13 @@ def run_episode(
                 )
                 try:
                     reply = policy.act(request)
+                except InferenceRequestError as exc:
+                    # The server refused the request itself (too many images, a prompt over the
+                    # context): the same request would fail again, so replaying cannot help.
+                    status = RunStatus.MODEL_ERROR
+                    error = f"the model server refused step {step}'s request: {exc}"
+                    stop_reason = "model_error"
+                    break
                 except Exception as exc:
                     raise InfrastructureError(f"policy {policy.name!r} failed: {exc}") from exc
                 model_s += reply.latency_s

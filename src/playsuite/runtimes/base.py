@@ -33,6 +33,7 @@ class RunStatus(enum.StrEnum):
     TIMEOUT = "timeout"
     LAUNCH_FAILED = "launch_failed"
     SANDBOX_VIOLATION = "sandbox_violation"
+    MODEL_ERROR = "model_error"  # the model server refused a step's request (HTTP 4xx)
 
 
 class GameFailure(RuntimeError):

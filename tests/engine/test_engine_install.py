@@ -1,0 +1,64 @@
+"""The installed engine: tiny models build reproducibly, and vLLM's own parser accepts every
+command line the project builds for the paper's presets, its judges and the tiny ones."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+from playsuite.cli import main
+from playsuite.inference.command import vllm_serve_argv
+from playsuite.inference.engine import (
+    TINY_ARCHITECTURES,
+    build_tiny_model,
+    check_serve_argv,
+    engine_version,
+)
+
+pytestmark = [pytest.mark.engine, pytest.mark.slow]
+
+
+def test_engine_is_the_pinned_cpu_build(engine_vllm: str) -> None:
+    assert engine_version(engine_vllm) == "0.32.0+cpu"
+
+
+def test_tiny_models_are_reproducible(tmp_path: Path, engine_vllm: str) -> None:
+    for arch in TINY_ARCHITECTURES:
+        first = build_tiny_model(arch, tmp_path / arch / "a", vllm=engine_vllm)
+        second = build_tiny_model(arch, tmp_path / arch / "b", vllm=engine_vllm)
+        assert first == second, arch  # same bytes, whichever folder and run
+        assert first["parameters"] < 1_000_000 and first["bytes"] < 5_000_000, first
+        config = json.loads((tmp_path / arch / "a" / "config.json").read_text())
+        assert config["model_type"] == arch
+        assert not list((tmp_path / arch).glob(".*.partial")), "a temporary folder was left"
+
+
+def test_every_preset_and_judge_argv_is_accepted_by_vllm(registry, engine_vllm: str) -> None:
+    served = [p for p in [*registry.presets.values(), *registry.judges.values()] if p.needs_server]
+    assert {p.name for p in served} >= {"qwen3-vl-8b", "qwen3.5-9b", "tiny-qwen2-vl", "tiny-judge"}
+    argvs = [vllm_serve_argv(p, "/tmp/check.sock", vllm=engine_vllm) for p in served]
+    verdicts = check_serve_argv(argvs, vllm=engine_vllm)
+    assert dict(zip([p.name for p in served], verdicts, strict=True)) == {
+        p.name: None for p in served
+    }
+
+
+def test_a_flag_the_pinned_vllm_does_not_know_is_rejected(registry, engine_vllm: str) -> None:
+    preset = registry.preset("qwen3-vl-8b")
+    bad_flag = dataclasses.replace(
+        preset, serve={**preset.serve, "extra_args": ["--guided-decoding-backend", "outlines"]}
+    )
+    argv = vllm_serve_argv(bad_flag, "/tmp/check.sock")
+    bad_json = [*argv[:3], "--limit-mm-per-prompt", "{not json"]
+    verdicts = check_serve_argv([argv, bad_json], vllm=engine_vllm)
+    assert verdicts[0] and "--guided-decoding-backend" in verdicts[0]
+    assert verdicts[1] and "--limit-mm-per-prompt" in verdicts[1]
+
+
+def test_check_argv_command(capsys, engine_vllm: str) -> None:
+    assert main(["engine", "--vllm", engine_vllm, "check-argv"]) == 0
+    out = capsys.readouterr().out
+    assert "vllm 0.32.0+cpu" in out and "tiny-judge: ok" in out and "REJECTED" not in out

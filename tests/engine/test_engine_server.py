@@ -1,0 +1,172 @@
+"""The model server lifecycle and the client against the real vLLM server (CPU build).
+
+One server of the tiny Qwen2-VL preset serves the whole module, started over a stale socket file
+(vLLM removes none on exit, and a start on a leftover path fails with EADDRINUSE unless the
+lifecycle clears it). The client tests share it; the lifecycle test, last, kills it with SIGKILL,
+has it restarted, and stops it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+import signal
+import socket
+import tempfile
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from playsuite.catalog.acquire import acquire
+from playsuite.config import Condition
+from playsuite.harness.episode import EpisodeLimits, EpisodeSpec, run_episode
+from playsuite.inference import (
+    InferenceClient,
+    InferenceRequestError,
+    InferenceUnavailable,
+    RetryPolicy,
+    VLLMServer,
+    user_message,
+)
+from playsuite.registry import Preset
+from playsuite.runtimes.factory import make_runtime
+from playsuite.runtimes.base import RuntimeOptions
+from tests.engine.conftest import READY_TIMEOUT_S, REPO, group_alive, model_of
+from tests.runtimes.conftest import fixture_game
+
+pytestmark = [pytest.mark.engine, pytest.mark.slow]
+
+PRESET = "tiny-qwen2-vl"
+
+
+def frame(seed: int, size: tuple[int, int] = (320, 240)) -> np.ndarray:
+    return np.random.default_rng(seed).integers(0, 255, (size[1], size[0], 3), dtype=np.uint8)
+
+
+@pytest.fixture(scope="module")
+def preset(registry) -> Preset:
+    return registry.preset(PRESET)
+
+
+@pytest.fixture(scope="module")
+def server(
+    preset: Preset, tiny_model, engine_vllm: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[VLLMServer]:
+    sock_dir = Path(tempfile.mkdtemp(prefix="pse-", dir="/tmp"))
+    uds = str(sock_dir / "model.sock")
+    stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    stale.bind(uds)  # a socket file nobody listens on: what a killed vLLM leaves behind
+    stale.close()
+    assert os.path.exists(uds)
+    srv = VLLMServer.for_preset(
+        preset,
+        uds,
+        vllm=engine_vllm,
+        model=model_of(preset, tiny_model),
+        log_path=tmp_path_factory.mktemp("engine-server") / "server.log",
+        ready_timeout_s=READY_TIMEOUT_S,
+        max_restarts=1,
+    )
+    try:
+        srv.start()
+        yield srv
+    finally:
+        srv.stop()
+        shutil.rmtree(sock_dir, ignore_errors=True)
+
+
+@pytest.fixture
+def client(server: VLLMServer, preset: Preset) -> Iterator[InferenceClient]:
+    with InferenceClient.for_preset(
+        preset, server.uds, max_concurrency=2, retry=RetryPolicy(attempts=2, backoff_s=0.1)
+    ) as c:
+        c.recover = server.ensure_healthy
+        yield c
+
+
+def test_started_over_a_stale_socket_and_serves_the_preset_name(server: VLLMServer, client):
+    assert server.starts == 1 and server.healthy()
+    assert client.models() == [PRESET]
+    assert "--uds" in server.argv and server.argv[server.argv.index("--uds") + 1] == server.uds
+
+
+def test_concurrent_requests_with_images(client: InferenceClient) -> None:
+    messages = [[user_message(f"step {i}: what next?", [frame(i)])] for i in range(4)]
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda m: client.chat(m, max_tokens=16), messages))
+    for result in results:
+        assert result.model == PRESET and isinstance(result.text, str)
+        assert result.usage["completion_tokens"] >= 1 and result.usage["prompt_tokens"] > 8
+        assert result.attempts == 1
+
+
+def test_a_timeout_is_a_typed_failure_and_the_server_keeps_serving(client: InferenceClient):
+    started = time.monotonic()
+    with pytest.raises(InferenceUnavailable, match="timed out"):
+        client.chat([user_message("talk", [frame(9)])], max_tokens=4000, timeout_s=0.05)
+    assert time.monotonic() - started < 60
+    assert client.chat([user_message("again")], max_tokens=4).usage["completion_tokens"] >= 1
+
+
+def test_a_refused_request_is_a_request_error_not_a_retry(client: InferenceClient) -> None:
+    too_many = user_message("five frames", [frame(i) for i in range(5)])  # the preset allows 4
+    with pytest.raises(InferenceRequestError) as err:
+        client.chat([too_many], max_tokens=4)
+    assert err.value.status == 400 and "image" in err.value.message.lower()
+
+
+def test_a_refused_step_ends_a_real_episode_as_model_error(
+    server: VLLMServer, preset: Preset, tmp_path: Path
+) -> None:
+    """A preset that sends every history frame (k=4) asks for five images on its fifth step; the
+    server allows four, so that step is refused: the episode records ``model_error`` with its
+    first four steps, instead of being lost or replayed forever."""
+    from playsuite.agents.served import ServedModelPolicy
+
+    greedy = dataclasses.replace(preset, history_frames=True)
+    game = fixture_game("probe_game")
+    acquired = acquire(game, tmp_path / "games", base_dir=REPO)
+    spec = EpisodeSpec(
+        corpus="test",
+        game=game,
+        preset=greedy,
+        condition=Condition.parse("k4-hz3-base"),
+        out_dir=tmp_path / "episode",
+        runtime_options=RuntimeOptions(workdir=tmp_path / "work", game_dir=acquired.files),
+        limits=EpisodeLimits(max_steps=8, wall_timeout_s=600),
+    )
+    (tmp_path / "work").mkdir()
+    with InferenceClient.for_preset(greedy, server.uds) as client:
+        meta = run_episode(spec, ServedModelPolicy(greedy, client, seed=spec.seed), make_runtime)
+    assert meta["status"] == "model_error", meta
+    assert meta["steps"] == 4 and "HTTP 400" in meta["error"]
+    assert (tmp_path / "episode" / "meta.json").exists()
+    assert (tmp_path / "episode" / "episode.mp4").stat().st_size > 0
+
+
+def test_lifecycle_killed_server_is_restarted_then_stopped_without_leftovers(
+    server: VLLMServer, client: InferenceClient
+) -> None:
+    """Last in the module: it ends the shared server."""
+    first_pid = server.pid
+    assert first_pid is not None
+    os.kill(first_pid, signal.SIGKILL)  # the API server dies; its engine helpers follow or not
+    deadline = time.monotonic() + 30
+    while server.running() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not server.running()
+    # the next request fails to connect, asks the lifecycle to recover, and is answered
+    answer = client.chat([user_message("after the crash")], max_tokens=4)
+    assert answer.attempts == 2 and server.restarts == 1 and server.starts == 2
+    assert server.pid != first_pid and server.healthy()
+    assert not group_alive(first_pid), "the killed server's helpers outlived it"
+    pid = server.pid
+    assert pid is not None
+    server.stop()
+    assert not group_alive(pid), "a process of the stopped server is still running"
+    assert not os.path.exists(server.uds), "the socket file was left behind"
