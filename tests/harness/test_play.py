@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -175,6 +176,29 @@ def test_node_runner_survives_a_crashing_game_and_a_server_crash(
     assert log.count("exited") + log.count("restart") >= 1, log[-2000:]
     costs = list((tmp_path / "costs").glob("s0000.*.tsv"))
     assert len(costs) == 1 and "internvl3.5-8b" in costs[0].read_text()
+
+
+def test_a_refused_request_is_recorded_as_model_error(
+    tmp_path: Path, catalog: Path, games_dir: Path
+) -> None:
+    # The preset sends every history frame (k=3) but its server allows one image: the second
+    # step's request is refused (HTTP 400). The episode is recorded, not lost or replayed.
+    argv = standin_argv("{uds}", model="internvl3.5-8b", limit_mm_per_prompt={"image": 1})
+    job = shard_job(
+        tmp_path,
+        catalog,
+        games_dir,
+        "internvl3.5-8b",
+        server=ServerSettings(argv=argv, ready_timeout_s=30),
+    )
+    job.preset = dataclasses.replace(job.preset, history_frames=True)
+    job.games = [g for g in job.games if g.id == "probe-a"]
+    manifest = tmp_path / "runs" / "shards" / "s0000.tsv"
+    assert run_shard(job, manifest) == 0
+    (row,) = read_manifest(manifest)
+    assert row.status == "model_error" and "HTTP 400" in row.error
+    meta = json.loads((tmp_path / "runs" / "probe-a" / "meta.json").read_text())
+    assert meta["steps"] == 1 and meta["stop_reason"] == "model_error"
 
 
 def descendants(pid: int) -> set[int]:
