@@ -32,9 +32,7 @@ def engine_vllm() -> str:
 
 
 @pytest.fixture(scope="session")
-def tiny_model(
-    tmp_path_factory: pytest.TempPathFactory, engine_vllm: str
-) -> Callable[[str], Path]:
+def tiny_model(tmp_path_factory: pytest.TempPathFactory, engine_vllm: str) -> Callable[[str], Path]:
     """``tiny_model(arch)``: the directory of that tiny model, built once per session."""
     root = tmp_path_factory.mktemp("tiny-models")
     built: dict[str, Path] = {}

@@ -121,7 +121,7 @@ def _judge(server: VLLMServer, episodes: list[Path], out: Path) -> list[dict]:
     options = JudgeOptions(
         catalog=str(CORPUS),
         uds=server.uds,
-        extra_body=dict(WORKFLOW_DEFAULTS["extra_body"]),
+        extra_body=dict(WORKFLOW_DEFAULTS["extra_body"]),  # what a judge job sends
     )
     jobs = [(e, out / f"{e.name}.json") for e in episodes]
     counts = judge_shard(JUDGE, jobs, options)

@@ -4,6 +4,7 @@ command line the project builds for the paper's presets, its judges and the tiny
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 from pathlib import Path
 
@@ -25,15 +26,24 @@ def test_engine_is_the_pinned_cpu_build(engine_vllm: str) -> None:
     assert engine_version(engine_vllm) == "0.32.0+cpu"
 
 
-def test_tiny_models_are_reproducible(tmp_path: Path, engine_vllm: str) -> None:
+def test_tiny_models_are_reproducible(tmp_path: Path, tiny_model, engine_vllm: str) -> None:
     for arch in TINY_ARCHITECTURES:
-        first = build_tiny_model(arch, tmp_path / arch / "a", vllm=engine_vllm)
-        second = build_tiny_model(arch, tmp_path / arch / "b", vllm=engine_vllm)
-        assert first == second, arch  # same bytes, whichever folder and run
-        assert first["parameters"] < 1_000_000 and first["bytes"] < 5_000_000, first
-        config = json.loads((tmp_path / arch / "a" / "config.json").read_text())
+        session = tiny_model(arch)  # the session's build, which the other engine tests serve
+        again = build_tiny_model(arch, tmp_path / arch, vllm=engine_vllm)
+        assert again["sha256"] == _digest(session), arch  # same bytes, whichever folder and run
+        assert again["parameters"] < 1_000_000 and again["bytes"] < 5_000_000, again
+        config = json.loads((tmp_path / arch / "config.json").read_text())
         assert config["model_type"] == arch
-        assert not list((tmp_path / arch).glob(".*.partial")), "a temporary folder was left"
+        assert not list(tmp_path.glob(".*.partial")), "a temporary folder was left"
+
+
+def _digest(folder: Path) -> str:
+    """The builder's content digest (relative path and bytes of every file, in path order)."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(folder).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
 def test_every_preset_and_judge_argv_is_accepted_by_vllm(registry, engine_vllm: str) -> None:

@@ -34,8 +34,8 @@ from playsuite.inference import (
     user_message,
 )
 from playsuite.registry import Preset
-from playsuite.runtimes.factory import make_runtime
 from playsuite.runtimes.base import RuntimeOptions
+from playsuite.runtimes.factory import make_runtime
 from tests.engine.conftest import READY_TIMEOUT_S, REPO, group_alive, model_of
 from tests.runtimes.conftest import fixture_game
 
@@ -162,8 +162,9 @@ def test_lifecycle_killed_server_is_restarted_then_stopped_without_leftovers(
     assert not server.running()
     # the next request fails to connect, asks the lifecycle to recover, and is answered
     answer = client.chat([user_message("after the crash")], max_tokens=4)
-    assert answer.attempts == 2 and server.restarts == 1 and server.starts == 2
-    assert server.pid != first_pid and server.healthy()
+    state = (answer.attempts, server.restarts, server.starts)
+    assert state == (2, 1, 2), f"{state}\n{server.log_tail(60)}"
+    assert server.pid != first_pid and server.healthy(), server.log_tail(60)
     assert not group_alive(first_pid), "the killed server's helpers outlived it"
     pid = server.pid
     assert pid is not None
