@@ -150,3 +150,13 @@ def test_image_data_url_round_trips_frames_and_bytes():
         image_data_url(frame.astype(np.float32))
     with pytest.raises(ValueError, match="HxW"):
         image_data_url(np.zeros((4, 4, 2), np.uint8))
+
+
+def test_json_answers_may_hold_raw_control_characters_in_strings() -> None:
+    from playsuite.inference.client import parse_json_answer
+
+    # what a random-weight model under xgrammar's JSON grammar wrote (tests/engine)
+    assert parse_json_answer('{"on_screen": "a\x05b\tc"}') == {"on_screen": "a\x05b\tc"}
+    assert parse_json_answer('```json\n{"a": 1}\n```') == {"a": 1}
+    with pytest.raises(ValueError):
+        parse_json_answer('{"a": 1')

@@ -122,13 +122,15 @@ def json_schema_format(schema: Mapping[str, Any], name: str = "answer") -> dict[
 
 
 def parse_json_answer(text: str) -> Any:
-    """Parse a model's JSON answer, tolerating a Markdown code fence around it."""
+    """Parse a model's JSON answer, tolerating a Markdown code fence around it and raw control
+    characters inside strings (xgrammar's JSON grammar lets a model emit them unescaped; the
+    answer's structure is still what the schema asked for)."""
     stripped = text.strip()
     if stripped.startswith("```"):
         lines = stripped.splitlines()
         if len(lines) >= 2 and lines[-1].strip().startswith("```"):
             stripped = "\n".join(lines[1:-1])
-    return json.loads(stripped)
+    return json.loads(stripped, strict=False)
 
 
 def _error_message(response: httpx.Response) -> str:
