@@ -12,8 +12,8 @@ run: setup
 	$(VENV)/snakemake --profile profiles/default
 
 lint: setup
-	$(VENV)/ruff check src tests workflow
-	$(VENV)/ruff format --check src tests workflow
+	$(VENV)/ruff check src tests workflow benchmarks
+	$(VENV)/ruff format --check src tests workflow benchmarks
 	$(VENV)/snakefmt --check Snakefile rules
 	$(VENV)/snakemake --lint
 

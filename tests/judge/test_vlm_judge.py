@@ -195,3 +195,15 @@ def test_shard_starts_the_server_from_server_argv(playing_episode, tmp_path) -> 
     # under the judge's name; it logged where the shard said, and its socket is gone.
     assert log.stat().st_size > 0
     assert not list(Path(tempfile.gettempdir()).glob("psj-*/judge.sock"))
+
+
+def test_prefetch_must_not_be_negative() -> None:
+    from string import Template
+
+    from playsuite.inference import InferenceClient
+    from playsuite.judge.vlm_judge import VLMJudge
+
+    with InferenceClient("/tmp/playsuite-no-server.sock", "judge") as client:
+        judge = VLMJudge("judge", client, Template("$context"))
+        with pytest.raises(ValueError, match="prefetch"):
+            list(judge.judge_many([], prefetch=-1))

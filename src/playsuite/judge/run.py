@@ -34,7 +34,9 @@ WORKFLOW_DEFAULTS: dict[str, Any] = {
     "attempts": 3,  # answers asked per episode before recording a failed judgement
     "state_where_probes": True,  # also run the state judge on games that declare probes
     "ready_timeout_s": 1800.0,  # model loading bound
-    "extra_body": {"mm_processor_kwargs": {"fps": 1}},  # per-request vLLM fields
+    # Per-request vLLM fields. None by default: the clip's 1 fps is read from its container, and
+    # vLLM refuses per-request mm_processor_kwargs unless started with --trust-request-mm-kwargs.
+    "extra_body": {},
     "server_argv": None,  # argv replacing `vllm serve` ({uds}, {preset}), like play.server_argv
 }
 
@@ -71,6 +73,7 @@ class JudgeOptions:
     server_argv: list[str] | None = None
     server_log: str | None = None
     ready_timeout_s: float = 1800.0
+    prefetch: int | None = None  # episodes prepared ahead of the requests (None: max_num_seqs)
 
 
 def _preset(name: str) -> JudgePreset:
@@ -199,7 +202,9 @@ def judge_shard(
         if server is not None:
             client.recover = server.ensure_healthy
         with client:
-            for key, out in judge.judge_many(items, concurrency=concurrency):
+            for key, out in judge.judge_many(
+                items, concurrency=concurrency, prefetch=options.prefetch
+            ):
                 record(outputs[key], out)
     finally:
         if server is not None:

@@ -13,7 +13,9 @@ error, never as level 0.
 
 Throughput: episodes are prepared (decoded, resized, re-encoded) on a small thread pool ahead of
 the requests, up to ``prefetch`` episodes in advance, while up to ``concurrency`` requests are in
-flight, so the GPU never waits for video decoding.
+flight, so the GPU never waits for video decoding (``prefetch=0`` turns this off: an episode is
+prepared only once a request slot is free for it, as benchmarks/engine_judge_prefetch.py does to
+measure the gain).
 """
 
 from __future__ import annotations
@@ -161,11 +163,15 @@ class VLMJudge:
         """Judge ``items``, overlapping preparation with inference; yields in completion order.
 
         ``concurrency`` requests are in flight at once (default: the client's cap, i.e. the
-        server's batch); at most ``prefetch`` episodes (default 2 x concurrency) are prepared or
-        in flight at any time, which bounds memory. Every item yields exactly one judgement.
+        server's batch); at most ``prefetch`` more episodes (default: ``concurrency``) are
+        prepared ahead of them, which bounds memory. ``prefetch=0``: no episode is prepared before
+        a request slot is free for it. Every item yields exactly one judgement.
         """
         concurrency = concurrency or self.client.max_concurrency
-        window = threading.BoundedSemaphore(prefetch or 2 * concurrency)
+        prefetch = concurrency if prefetch is None else prefetch
+        if prefetch < 0:
+            raise ValueError(f"prefetch must be >= 0, got {prefetch}")
+        window = threading.BoundedSemaphore(concurrency + prefetch)
         results: queue.Queue[tuple[str, dict[str, Any]]] = queue.Queue()
 
         def prepare_one(item: JudgeItem) -> JudgeRequest | dict[str, Any]:
