@@ -33,7 +33,8 @@ PLAYSUITE = f"{sys.executable} -m playsuite.cli"
 # the model server and the per-game sandboxes themselves (docs/cluster.md).
 PLAYSUITE_IMAGE = config.get("container", "containers/game-sandbox.sif")
 PLAY = play_settings(config)
-ENGINE_VLLM = engine_vllm(config)  # the vLLM command of play and judge jobs (engine.vllm)
+# The vLLM command of play and judge jobs (engine.vllm).
+ENGINE_VLLM = engine_vllm(config)
 PLAY_UNITS = shard_units(config, REGISTRY)
 PLAY_UNIT_BY_KEY = {(u.corpus, u.preset, u.condition, u.shard): u for u in PLAY_UNITS}
 GAME_BLOCKS = game_blocks(config)  # acquisition blocks (rule acquired_block)
