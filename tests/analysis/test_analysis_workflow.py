@@ -82,7 +82,9 @@ def work(repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(
         repo,
         work,
-        ignore=shutil.ignore_patterns(".venv", "results", ".snakemake", ".git", "*.egg-info"),
+        ignore=shutil.ignore_patterns(
+            ".venv", ".venv-engine", "results", ".snakemake", ".git", "*.egg-info"
+        ),
     )
     spec = SyntheticSpec(
         presets=PRESETS,

@@ -35,7 +35,14 @@ def copy_repo(repo: Path, dest: Path) -> Path:
         repo,
         dest,
         ignore=shutil.ignore_patterns(
-            ".venv", "results", ".snakemake", ".git", "*.egg-info", "__pycache__", ".pytest_cache"
+            ".venv",
+            ".venv-engine",
+            "results",
+            ".snakemake",
+            ".git",
+            "*.egg-info",
+            "__pycache__",
+            ".pytest_cache",
         ),
     )
     return dest

@@ -28,7 +28,14 @@ def launched(repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
         repo,
         work,
         ignore=shutil.ignore_patterns(
-            ".venv", "results", ".snakemake", ".git", "*.egg-info", "__pycache__", ".pytest_cache"
+            ".venv",
+            ".venv-engine",
+            "results",
+            ".snakemake",
+            ".git",
+            "*.egg-info",
+            "__pycache__",
+            ".pytest_cache",
         ),
     )
     (work / "fast.yaml").write_text("catalog:\n  launch:\n    timeout_s: 8\n")

@@ -60,7 +60,15 @@ def write_default_workflow(root: Path, *, steps: int = 2) -> Path:
     long, and the registry's resources fit the test node.
     """
     ignore = shutil.ignore_patterns(
-        ".venv", "results", ".snakemake", ".git", "__pycache__", "*.egg-info", ".gl", ".whl"
+        ".venv",
+        ".venv-engine",
+        "results",
+        ".snakemake",
+        ".git",
+        "__pycache__",
+        "*.egg-info",
+        ".gl",
+        ".whl",
     )
     shutil.copytree(REPO, root, ignore=ignore, dirs_exist_ok=True)
     write_test_registry(root / "config" / "models.yaml", root / "config" / "models.yaml")

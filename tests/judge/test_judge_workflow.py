@@ -34,7 +34,9 @@ def test_judge_rules_make_scores_tables(repo: Path, tmp_path: Path) -> None:
     shutil.copytree(
         repo,
         work,
-        ignore=shutil.ignore_patterns(".venv", "results", ".snakemake", ".git", "*.egg-info"),
+        ignore=shutil.ignore_patterns(
+            ".venv", ".venv-engine", "results", ".snakemake", ".git", "*.egg-info"
+        ),
     )
     (work / "test_corpus.yaml").write_text(CORPUS)
     (work / "test_config.yaml").write_text(CONFIG)

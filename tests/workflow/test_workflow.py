@@ -37,7 +37,9 @@ def test_models_table_is_built(repo: Path, tmp_path: Path) -> None:
     shutil.copytree(
         repo,
         work,
-        ignore=shutil.ignore_patterns(".venv", "results", ".snakemake", ".git", "*.egg-info"),
+        ignore=shutil.ignore_patterns(
+            ".venv", ".venv-engine", "results", ".snakemake", ".git", "*.egg-info"
+        ),
     )
     out = run(work, "--cores", "1", "results/tables/models.csv")
     assert out.returncode == 0, out.stderr
