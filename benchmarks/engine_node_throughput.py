@@ -32,11 +32,9 @@ import tempfile
 import time
 from pathlib import Path
 
-import yaml
-from engine_common import REPO, add_engine_args, machine, tiny_model, vllm_command
+from engine_common import add_engine_args, machine, tiny_model, vllm_command
+from harness_throughput import probe_games
 
-from playsuite.catalog.acquire import acquire
-from playsuite.catalog.corpus import load_corpus
 from playsuite.config import Condition
 from playsuite.harness.cli import limits_for
 from playsuite.harness.node import ServerSettings, ShardJob, run_shard
@@ -59,22 +57,7 @@ def main() -> None:
         )
     model = tiny_model(preset, args)
     work = Path(tempfile.mkdtemp(prefix="playsuite-bench-engine-"))
-    rows = [
-        {
-            "id": f"probe-{i:02d}",
-            "title": "Probe game",
-            "source": "local",
-            "package": str(REPO / "tests" / "fixtures" / "probe_game"),
-            "runtime": "pygame",
-            "entry": "main.py",
-        }
-        for i in range(args.episodes)
-    ]
-    catalog = work / "games.yaml"
-    catalog.write_text(yaml.safe_dump({"games": rows}))
-    games = load_corpus(catalog)
-    for game in games:
-        acquire(game, work / "games")
+    games = probe_games(work, args.episodes)
     print(f"machine: {machine()}")
     print(
         f"{preset.name} on vLLM's CPU build, max_tokens {preset.sampling.get('max_tokens')}; "

@@ -35,6 +35,28 @@ REPO = Path(__file__).resolve().parents[1]
 PRESET = "internvl3.5-8b"  # any vLLM preset with the standard parser; served by the stand-in
 
 
+def probe_games(work: Path, count: int) -> list:
+    """``count`` copies of the probe fixture game (a real pygame program), acquired under
+    ``work/games``; the game rows of the throughput benchmarks."""
+    rows = [
+        {
+            "id": f"probe-{i:02d}",
+            "title": "Probe game",
+            "source": "local",
+            "package": str(REPO / "tests" / "fixtures" / "probe_game"),
+            "runtime": "pygame",
+            "entry": "main.py",
+        }
+        for i in range(count)
+    ]
+    catalog = work / "games.yaml"
+    catalog.write_text(yaml.safe_dump({"games": rows}))
+    games = load_corpus(catalog)
+    for game in games:
+        acquire(game, work / "games")
+    return games
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--latency", type=float, default=1.0, help="simulated model seconds")
@@ -49,22 +71,7 @@ def main() -> None:
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="playsuite-bench-"))
-    rows = [
-        {
-            "id": f"probe-{i:02d}",
-            "title": "Probe game",
-            "source": "local",
-            "package": str(REPO / "tests" / "fixtures" / "probe_game"),
-            "runtime": "pygame",
-            "entry": "main.py",
-        }
-        for i in range(args.episodes)
-    ]
-    catalog = work / "games.yaml"
-    catalog.write_text(yaml.safe_dump({"games": rows}))
-    games = load_corpus(catalog)
-    for game in games:
-        acquire(game, work / "games")
+    games = probe_games(work, args.episodes)
     registry = load_registry()
     argv = standin_argv("{uds}", model=PRESET, latency_s=args.latency)
     print(
