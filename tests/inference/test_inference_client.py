@@ -95,7 +95,11 @@ def test_spent_restart_budget_gives_up(standin):
 
 
 def test_stalled_server_times_out_and_is_restarted(standin):
-    server = standin({"health_timeout_s": 0.5, "max_restarts": 1}, stall_after=1, policy="explorer")
+    server = standin(
+        {"health_timeout_s": 0.5, "hang_after_s": 1.0, "max_restarts": 1},
+        stall_after=1,
+        policy="explorer",
+    )
     with _client(server, recover=server.ensure_healthy, timeout_s=3.0) as client:
         first = client.chat([{"role": "user", "content": "x"}])
         second = client.chat([{"role": "user", "content": "x"}])

@@ -137,6 +137,29 @@ def test_killed_server_is_restarted_then_budget_runs_out(standin):
     assert not server.running()
 
 
+def test_a_late_health_answer_is_not_a_hang(standin):
+    """A busy server (here frozen by SIGSTOP for a moment) that misses a probe but answers within
+    the hang window keeps running: a restart would lose every request in flight."""
+    server = standin({"health_timeout_s": 0.3, "hang_after_s": 8.0, "max_restarts": 1})
+    pid = server.pid
+    os.kill(pid, signal.SIGSTOP)
+    threading.Timer(1.5, os.kill, args=(pid, signal.SIGCONT)).start()
+    started = time.monotonic()
+    server.ensure_healthy()
+    assert 1.0 < time.monotonic() - started < 8.0
+    assert server.restarts == 0 and server.pid == pid and server.healthy()
+
+
+def test_a_server_silent_for_the_whole_window_is_restarted(standin):
+    server = standin({"health_timeout_s": 0.3, "hang_after_s": 1.0, "max_restarts": 1})
+    first = server.pid
+    os.kill(first, signal.SIGSTOP)
+    server.ensure_healthy()
+    assert server.restarts == 1 and server.pid != first and server.healthy()
+    assert "not answering /health for 1 s (hung); restart 1" in server.log_path.read_text()
+    assert _wait_gone(first)
+
+
 _SCRIPT = """
 import sys, time
 from playsuite.inference import VLLMServer, standin_argv

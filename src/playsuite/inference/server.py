@@ -188,6 +188,7 @@ class VLLMServer:
         ready_timeout_s: float = 1800.0,
         poll_interval_s: float = 0.5,
         health_timeout_s: float = 10.0,
+        hang_after_s: float = 60.0,
         stop_timeout_s: float = 30.0,
         max_restarts: int = 2,
     ) -> None:
@@ -203,6 +204,7 @@ class VLLMServer:
         self.ready_timeout_s = ready_timeout_s
         self.poll_interval_s = poll_interval_s
         self.health_timeout_s = health_timeout_s
+        self.hang_after_s = hang_after_s
         self.stop_timeout_s = stop_timeout_s
         self.max_restarts = max_restarts
         self.restarts = 0
@@ -363,12 +365,33 @@ class VLLMServer:
                 raise ServerError("the server was never started")
             code = self._proc.poll()
             if code is None:
-                if self.healthy():
+                if self._answers_within_hang_window():
                     return
-                reason = f"not answering /health within {self.health_timeout_s:g} s (hung)"
+                code = self._proc.poll()
+            if code is None:
+                reason = f"not answering /health for {self.hang_after_s:g} s (hung)"
             else:
                 reason = f"exited with code {code}"
             self._restart(reason)
+
+    def _answers_within_hang_window(self) -> bool:
+        """Probe ``/health`` until it answers or ``hang_after_s`` has passed since the first miss.
+
+        One missed probe is not a hang: a CPU-bound server on a loaded node (the CPU build on a
+        shared core) can answer late while it is busy, and restarting it would throw away every
+        request in flight. Only a server silent for the whole window, or one that exits, is
+        restarted.
+        """
+        deadline = time.monotonic() + self.hang_after_s
+        while True:
+            remaining = deadline - time.monotonic()
+            if self.healthy(timeout_s=max(0.1, min(self.health_timeout_s, remaining))):
+                return True
+            if self._proc is None or self._proc.poll() is not None:
+                return False
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(min(self.poll_interval_s, max(0.0, deadline - time.monotonic())))
 
     def _restart(self, reason: str) -> None:
         if self.restarts >= self.max_restarts:
