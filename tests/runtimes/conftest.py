@@ -32,12 +32,17 @@ def local_corpus() -> list[GameEntry]:
 
 @pytest.fixture(scope="session")
 def acquired() -> Callable[[GameEntry], AcquiredGame]:
-    """``acquired(game)``: the game's files, fetched at most once per session."""
+    """``acquired(game)``: the game's files, fetched at most once per session.
+
+    Fixture games (source ``local``) are copied afresh each session: their request names only
+    the directory, so a copy cached before a fixture was edited would otherwise be played.
+    """
     cache: dict[str, AcquiredGame] = {}
 
     def get(game: GameEntry) -> AcquiredGame:
         if game.id not in cache:
-            cache[game.id] = acquire(game, games_cache(), base_dir=REPO)
+            fresh = game.source == "local"
+            cache[game.id] = acquire(game, games_cache(), base_dir=REPO, force=fresh)
         return cache[game.id]
 
     return get

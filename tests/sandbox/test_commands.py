@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import os
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,7 @@ from playsuite.sandbox import (
     game_policy,
     sandbox_argv,
 )
+from playsuite.sandbox.bwrap import can_disable_userns
 
 
 def _pairs(argv: list[str], flag: str) -> list[tuple[str, str]]:
@@ -81,3 +84,35 @@ def test_backend_choice(tmp_path: Path) -> None:
         sandbox_argv(policy, ["true"], "apptainer")
     with pytest.raises(ValueError, match="unknown sandbox backend"):
         sandbox_argv(policy, ["true"], "docker")
+
+
+def test_bwrap_forbids_nested_user_namespaces(tmp_path: Path) -> None:
+    """This host's bwrap (0.8+) has ``--disable-userns``; it needs ``--unshare-user`` before it."""
+    policy = game_policy(tmp_path, None)
+    policy.prepare_scratch()
+    argv = bwrap_argv(policy, ["true"])
+    assert argv.index("--disable-userns") > argv.index("--unshare-user")
+
+
+def test_a_bwrap_without_disable_userns_still_sandboxes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An older bwrap refuses the option: games still start, and the log says what is missing."""
+    old_bwrap = tmp_path / "bwrap"
+    old_bwrap.write_text(
+        '#!/bin/sh\nfor a in "$@"; do [ "$a" = --disable-userns ] && '
+        '{ echo "bwrap: Unknown option --disable-userns" >&2; exit 1; }; done\nexit 0\n'
+    )
+    old_bwrap.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
+    policy = game_policy(tmp_path / "scratch", None)
+    policy.prepare_scratch()
+    with caplog.at_level(logging.WARNING, logger="playsuite.sandbox.bwrap"):
+        argv = bwrap_argv(policy, ["true"])
+        assert bwrap_argv(policy, ["true"]) == argv  # probed once
+    assert argv[0] == str(old_bwrap) and "--unshare-user" in argv
+    assert "--disable-userns" not in argv
+    warnings = [r.getMessage() for r in caplog.records]
+    warnings = [text for text in warnings if "nested user namespaces" in text]
+    assert len(warnings) == 1 and "Unknown option --disable-userns" in warnings[0]
+    assert can_disable_userns(str(tmp_path / "absent-bwrap")) is False  # absent: no, not a crash

@@ -19,16 +19,22 @@ pygame and the clock functions are patched before the game is imported:
 Protocol: the harness writes one JSON line per command to stdin; the host answers on stdout with
 ``[4-byte big-endian header length][JSON header][payload]`` where the payload holds RGB frames.
 The game's own prints go to stderr. Game time is paused whenever the host waits for a command.
+Both pipes are moved to close-on-exec descriptors high above the ones a game opens
+(:func:`_protocol_fd`). That keeps them from programs the game starts and from stray writes, not
+from game code itself, which shares this process: the harness checks every message against what
+it asked for (``playsuite.runtimes.host_protocol``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import fcntl
 import importlib
 import json
 import os
 import random
+import resource
 import struct
 import sys
 import threading
@@ -46,6 +52,7 @@ _REAL_STRFTIME = _time.strftime
 EPOCH = 1717243200.0  # 2024-06-01 12:00:00 UTC: wall-clock reads are the same on every run
 NOWAIT_STEP = 1.0 / 30.0
 PROBE_FILE = "<probe"  # probes are compiled as "<probe NAME>": not game frames
+PROTOCOL_FD_FLOOR = 900  # the protocol pipes sit at or above this descriptor number
 
 
 class Host:
@@ -900,12 +907,28 @@ def _run_entry(config: dict) -> None:
     exec(code, module.__dict__)
 
 
+def _protocol_fd(fd: int) -> int:
+    """A close-on-exec copy of ``fd`` at or above :data:`PROTOCOL_FD_FLOOR`.
+
+    Close-on-exec: programs the game runs never inherit the protocol. A high number: a game that
+    writes to a small descriptor it assumes is its own (a log it opened, a pipe it made) does not
+    hit it. This hides nothing from game code that looks (``/proc/self/fd``); the harness bounds
+    what it accepts instead. A low open-files limit moves the floor down with it.
+    """
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    floor = PROTOCOL_FD_FLOOR
+    if 0 <= soft < floor + 64:  # no limit reads as RLIM_INFINITY, -1
+        floor = max(3, soft // 2)
+    return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, floor)
+
+
 def main() -> None:
     global host, pygame
-    proto_in = os.fdopen(os.dup(0), "rb")
-    proto_out = os.fdopen(os.dup(1), "wb")
+    proto_in = os.fdopen(_protocol_fd(0), "rb")
+    proto_out = os.fdopen(_protocol_fd(1), "wb")
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
+    os.close(devnull)
     os.dup2(2, 1)  # the game's prints go to the log, never into the protocol
     config = json.loads(proto_in.readline())
     os.environ.setdefault("SDL_VIDEODRIVER", "x11" if config.get("opengl") else "dummy")

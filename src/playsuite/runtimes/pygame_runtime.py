@@ -38,6 +38,7 @@ from playsuite.runtimes.base import (
     RuntimeOptions,
     frames_per_slice,
 )
+from playsuite.runtimes.host_protocol import Expected, check_header, check_length, parse_header
 from playsuite.runtimes.timeline import schedule
 from playsuite.sandbox import GAME_DIR, Bind, SandboxedProcess, game_policy
 
@@ -128,9 +129,8 @@ class PygameRuntime(Runtime):
         assert self.proc.popen.stdout is not None
         self._fd = self.proc.popen.stdout.fileno()
         self._send(config)
-        header, payload = self._receive(self.options.launch_timeout_s, launching=True)
-        if header["type"] != "ready":
-            raise GameFailure(RunStatus.LAUNCH_FAILED, f"unexpected first message {header['type']}")
+        expected = Expected.launch(self.game.screen_size)
+        header, payload = self._receive(self.options.launch_timeout_s, True, expected)
         self._accept(header, payload)
         self.launch_s = time.monotonic() - started
         return self.observe()
@@ -156,9 +156,8 @@ class PygameRuntime(Runtime):
                 "events": [asdict(e) for e in events],
             }
         )
-        header, payload = self._receive(self.options.slice_timeout_s, launching=False)
-        if header["type"] != "frames":
-            raise GameFailure(RunStatus.CRASHED, f"unexpected message {header['type']}")
+        expected = Expected.slice(count, self._size)
+        header, payload = self._receive(self.options.slice_timeout_s, False, expected)
         return self._accept(header, payload)
 
     def probes(self) -> dict[str, Any]:
@@ -212,11 +211,16 @@ class PygameRuntime(Runtime):
         del self._buffer[:size]
         return data
 
-    def _receive(self, timeout_s: float, launching: bool) -> tuple[dict[str, Any], bytes]:
+    def _receive(
+        self, timeout_s: float, launching: bool, expected: Expected
+    ) -> tuple[dict[str, Any], bytes]:
+        """The next message, checked against ``expected`` before its payload is read: game
+        code can write to the protocol stream too (see :mod:`host_protocol`)."""
         deadline = time.monotonic() + timeout_s
         (length,) = struct.unpack(">I", self._read(4, deadline, launching))
-        header = json.loads(self._read(length, deadline, launching))
-        payload = self._read(header.get("payload", 0), deadline, launching)
+        check_length(length)
+        header = parse_header(self._read(length, deadline, launching))
+        payload = self._read(check_header(header, expected), deadline, launching)
         if header["type"] == "exit":
             self._failure(header, payload, launching or header.get("launch", False))
         return header, payload

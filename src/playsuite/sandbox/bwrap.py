@@ -4,16 +4,21 @@ The sandbox root is bwrap's own empty tmpfs; only the listed host paths are boun
 mount point is ever created on the host and nothing unlisted (the repository, other runs' results,
 ``/root``) exists inside. Namespaces: user (the game runs as uid 1000, never root), PID (the
 game's processes die with the sandbox), network (only a loopback nobody listens on), IPC, UTS.
-``--die-with-parent`` kills the sandbox when the harness process dies.
+``--die-with-parent`` kills the sandbox when the harness process dies. ``--disable-userns``
+(bubblewrap 0.8+) keeps game code from creating a user namespace of its own, in which it would be
+uid 0 with every capability; see :func:`can_disable_userns` for hosts whose bwrap cannot.
 """
 
 from __future__ import annotations
 
+import functools
+import logging
 import os
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
+from playsuite.processes import probe
 from playsuite.sandbox.policy import (
     ETC_ENTRIES,
     OPTIONAL_RO_DIRS,
@@ -26,6 +31,8 @@ from playsuite.sandbox.policy import (
     SandboxPolicy,
 )
 
+log = logging.getLogger(__name__)
+
 
 class SandboxUnavailable(RuntimeError):
     """The sandbox tool is missing or cannot create namespaces on this machine."""
@@ -36,6 +43,30 @@ def bwrap_path() -> str:
     if path is None:
         raise SandboxUnavailable("bubblewrap (bwrap) is not installed; run scripts/setup.sh")
     return path
+
+
+@functools.cache
+def can_disable_userns(bwrap: str) -> bool:
+    """Whether ``bwrap`` can forbid nested user namespaces (``--disable-userns``) on this host.
+
+    Inside its own user namespace a game is root, with every capability over what it can see:
+    the extra kernel surface is what sandbox escapes go through. bubblewrap before 0.8 lacks the
+    option, and kernels before 4.9 cannot apply it; either way every game would fail to start if
+    it were passed blindly. So the real thing is tried once per process, and a host that cannot
+    do it runs games without it and says so in the log (once).
+    """
+    argv = [bwrap, "--unshare-user", "--disable-userns", "--assert-userns-disabled"]
+    done = probe([*argv, "--ro-bind", "/", "/", "--", "true"], timeout_s=15.0)
+    if done is not None and done.returncode == 0:
+        return True
+    why = "did not answer" if done is None else (done.stderr.strip() or f"exit {done.returncode}")
+    log.warning(
+        "sandbox: %s cannot forbid nested user namespaces (--disable-userns: %s); games may "
+        "create their own (uid 0 inside the sandbox). bubblewrap 0.8 or newer closes this.",
+        bwrap,
+        why,
+    )
+    return False
 
 
 def _system_args() -> list[str]:
@@ -63,9 +94,11 @@ def bwrap_argv(policy: SandboxPolicy, command: Sequence[str]) -> list[str]:
     if not command:
         raise ValueError("empty command")
     scratch = policy.scratch
-    argv = [
-        bwrap_path(),
-        "--unshare-user",
+    bwrap = bwrap_path()
+    argv = [bwrap, "--unshare-user"]
+    if can_disable_userns(bwrap):
+        argv.append("--disable-userns")  # needs --unshare-user: the game's namespace is ours
+    argv += [
         "--uid",
         str(SANDBOX_UID),
         "--gid",
