@@ -4,12 +4,17 @@
 
 from snakemake.utils import min_version, validate
 
+from playsuite.config import validate as check_config
+
 min_version("9.0")
 
 
 configfile: "config/config.yaml"
 
 
+# playsuite's check first: one line per error, with spelling hints for unknown keys; then
+# Snakemake's, which fills the schema's defaults into the config.
+check_config(config, "config", source="the workflow configuration")
 validate(config, "config/schemas/config.schema.json")
 
 

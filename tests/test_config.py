@@ -1,6 +1,6 @@
 import pytest
 
-from playsuite.config import Condition, ConfigError, validate
+from playsuite.config import Condition, ConfigError, config_dir, load_yaml, validate
 from playsuite.registry import load_registry, parse_registry
 
 PAPER_PARSERS = {"standard", "qwen3", "computer_use", "uitars", "opencua", "osatlas", "showui"}
@@ -90,3 +90,28 @@ def test_conditions(name: str, k: int, hz: float, variant: str, step: float) -> 
 def test_bad_conditions(bad: str) -> None:
     with pytest.raises(ConfigError):
         Condition.parse(bad)
+
+
+@pytest.mark.parametrize(
+    ("key", "hint"),
+    [
+        ("sede", "'sede' -> 'seed'"),
+        ("catalogue", "'catalogue' -> 'catalog'"),
+        ("analysys", "'analysys' -> 'analysis'"),
+    ],
+)
+def test_a_misspelt_top_level_key_is_refused(key: str, hint: str) -> None:
+    """An unknown key used to be accepted and whatever it meant to set silently dropped (a
+    misspelt ``catalog:`` removed the catalog stage)."""
+    config = load_yaml(config_dir() / "config.yaml")
+    config[key] = config.pop(key.replace("sede", "seed"), {}) if key == "sede" else {}
+    with pytest.raises(ConfigError, match="Additional properties are not allowed") as err:
+        validate(config, "config")
+    assert hint in str(err.value)
+
+
+def test_a_misspelt_corpus_key_is_refused() -> None:
+    config = load_yaml(config_dir() / "config.yaml")
+    config["corpora"]["local"]["tabel"] = "x.yaml"
+    with pytest.raises(ConfigError, match=r"corpora/local: .*'tabel' -> 'table'"):
+        validate(config, "config")

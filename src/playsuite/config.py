@@ -6,6 +6,7 @@ this module is the one place that finds and validates them.
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import re
@@ -50,6 +51,22 @@ def _schema(name: str) -> dict[str, Any]:
         return json.load(fh)
 
 
+def _spelling_hint(err: jsonschema.ValidationError) -> str:
+    """`` (did you mean 'seed'?)`` for a misspelt key: an unknown key is refused rather than
+    ignored, because an ignored one silently drops what it was meant to configure."""
+    if err.validator != "additionalProperties" or not isinstance(err.instance, dict):
+        return ""
+    known = list((err.schema.get("properties") or {}) if isinstance(err.schema, dict) else [])
+    hints = []
+    for key in err.instance:
+        if key in known:
+            continue
+        close = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
+        if close:
+            hints.append(f"{key!r} -> {close[0]!r}")
+    return f" (did you mean {', '.join(hints)}?)" if hints else ""
+
+
 def validate(data: Any, schema_name: str, source: str = "config") -> Any:
     """Validate ``data`` against ``config/schemas/{schema_name}.schema.json`` with clear errors."""
     validator = jsonschema.Draft202012Validator(_schema(schema_name))
@@ -58,7 +75,7 @@ def validate(data: Any, schema_name: str, source: str = "config") -> Any:
         lines = []
         for err in errors[:10]:
             where = "/".join(str(p) for p in err.absolute_path) or "(top level)"
-            lines.append(f"  {where}: {err.message}")
+            lines.append(f"  {where}: {err.message}{_spelling_hint(err)}")
         raise ConfigError(f"{source} does not match schema '{schema_name}':\n" + "\n".join(lines))
     return data
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from playsuite.agents.prompts import template_for
 from playsuite.analysis.ablations import ablation_plan, load_ablation
 from playsuite.catalog.corpus import GameEntry, load_corpus
 from playsuite.harness.shards import shard_key
@@ -91,11 +92,23 @@ def run_games(
     return {key: sorted(games) for key, games in sorted(runs.items())}
 
 
+def check_prompt_templates(runs: Sequence[tuple[str, str, str]], registry: Registry) -> None:
+    """Every run's prompt template exists, or the plan fails before any job starts.
+
+    A condition's variant names a template file (``{template}+{variant}``); a missing one used to
+    surface inside each play job, after its model server had been started for nothing.
+    """
+    for preset, condition in sorted({(p, c) for _, p, c in runs}):
+        template_for(registry.preset(preset), condition)
+
+
 def shard_units(config: Mapping[str, Any], registry: Registry) -> list[ShardUnit]:
-    """Every shard job of the plan, in a stable order."""
+    """Every shard job of the plan, in a stable order (its prompt templates checked)."""
     size = int(play_settings(config)["shard_size"])
     units = []
-    for (corpus, preset, condition), games in run_games(config, registry).items():
+    runs = run_games(config, registry)
+    check_prompt_templates(list(runs), registry)
+    for (corpus, preset, condition), games in runs.items():
         for i in range(0, len(games), size):
             units.append(
                 ShardUnit(

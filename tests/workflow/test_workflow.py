@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import yaml
+
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 
 
@@ -30,6 +32,21 @@ def test_invalid_config_is_refused(repo: Path, tmp_path: Path) -> None:
     out = run(repo, "-n", "--configfile", str(bad))
     assert out.returncode != 0
     assert "conditions" in out.stdout + out.stderr
+
+
+def test_misspelt_key_and_unknown_prompt_variant_fail_the_plan(repo: Path, tmp_path: Path) -> None:
+    """Both used to pass planning: a misspelt top-level key was ignored (its stage vanished) and
+    an unknown prompt variant failed only inside each play job, after its server had started."""
+    config = yaml.safe_load((repo / "config" / "config.yaml").read_text())
+    typo = tmp_path / "typo.yaml"
+    typo.write_text(yaml.safe_dump({**config, "catalogue": config["catalog"]}))
+    out = run(repo, "-n", "--configfile", str(typo))
+    assert out.returncode != 0 and "'catalogue' -> 'catalog'" in out.stdout + out.stderr
+    variant = tmp_path / "variant.yaml"
+    variant.write_text(yaml.safe_dump({**config, "conditions": ["k0-hz0.33-nosuch"]}))
+    out = run(repo, "-n", "--configfile", str(variant))
+    assert out.returncode != 0
+    assert "needs prompt template 'standard+nosuch'" in out.stdout + out.stderr
 
 
 def test_models_table_is_built(repo: Path, tmp_path: Path) -> None:
