@@ -10,6 +10,7 @@ from playsuite.plan import (
     blocks_of,
     corpus_games,
     engine_vllm,
+    fault_options,
     game_blocks,
     play_settings,
     sandbox_option,

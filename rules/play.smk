@@ -108,13 +108,15 @@ rule play_shard:
         server_argv=lambda wc: server_argv_option(wc.preset),
         vllm=ENGINE_VLLM,
         sandbox=sandbox_option(config),
+        faults=fault_options(config),
         playsuite=PLAYSUITE,
     shell:
         "{params.playsuite} play-shard --corpus {wildcards.corpus} --catalog {input.catalog}"
         " --preset {wildcards.preset} --condition {wildcards.condition}"
         " --shard {wildcards.shard} --games {params.games} --workers {params.workers}"
         " {params.steps} --wall-timeout {params.wall_timeout} --seed {params.seed}"
-        " --models {params.models}{params.server_argv}{params.sandbox} --vllm {params.vllm}"
+        " --models {params.models}{params.server_argv}{params.sandbox}{params.faults}"
+        " --vllm {params.vllm}"
         " --runs-dir results/runs/{wildcards.corpus}/{wildcards.preset}/{wildcards.condition}"
         " --games-dir results/games --manifest {output.manifest}"
         " --log-dir results/logs/play/{wildcards.corpus}/{wildcards.preset}/{wildcards.condition}"

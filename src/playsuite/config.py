@@ -84,6 +84,18 @@ def load_validated(path: str | os.PathLike[str], schema_name: str) -> Any:
     return validate(load_yaml(path), schema_name, source=str(path))
 
 
+def schema_default(schema_name: str, *keys: str) -> Any:
+    """The ``default`` a schema gives the setting at ``keys`` (e.g. ``"play", "lock_wait_s"``).
+
+    Command-line options that mirror a config setting take their default from here, so the
+    schema stays the one place a default is written.
+    """
+    node: Any = _schema(schema_name)
+    for key in keys:
+        node = node["properties"][key]
+    return node["default"]
+
+
 CONDITION_RE = re.compile(r"^k(?P<k>\d+)-hz(?P<hz>\d+(?:\.\d+)?)-(?P<variant>[a-z][a-z0-9_]*)$")
 
 

@@ -16,6 +16,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
+MB = 1024 * 1024
+
 
 @contextmanager
 def atomic_path(target: str | os.PathLike[str], suffix: str = "") -> Iterator[Path]:
@@ -75,6 +77,50 @@ def atomic_dir(target: str | os.PathLike[str]) -> Iterator[Path]:
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+class DirectoryTaken(FileExistsError):
+    """Another writer put a non-empty directory where this one meant to publish its own."""
+
+
+def publish_dir(tmp: str | os.PathLike[str], target: str | os.PathLike[str]) -> None:
+    """Rename the finished directory ``tmp`` onto ``target`` if ``target`` is absent or empty.
+
+    Unlike :func:`atomic_dir`, an existing non-empty ``target`` is never replaced: it belongs to
+    another writer (or the user), and two writers must never end up with one folder holding files
+    of both. Then :class:`DirectoryTaken` is raised and ``tmp`` is left for the caller to drop.
+    """
+    try:
+        os.rename(tmp, target)  # replaces an empty directory, refuses a non-empty one
+    except OSError as exc:
+        if Path(target).is_dir() and any(Path(target).iterdir()):
+            raise DirectoryTaken(
+                f"{target} was written by another process meanwhile; its content is kept"
+            ) from exc
+        raise
+
+
+class InsufficientSpace(OSError):
+    """A folder's file system has less free space than a job needs before it starts writing."""
+
+
+def require_free_space(folder: str | os.PathLike[str], needed_bytes: int, setting: str) -> None:
+    """Fail with a message naming ``folder`` when its file system has under ``needed_bytes`` free.
+
+    Checked before a job or a video writer starts: on a full disk, encoders such as PyAV can crash
+    the process (a segfault) instead of raising, which names neither the cause nor the folder.
+    ``setting`` is the name of the threshold, so the message says what to change.
+    """
+    if needed_bytes <= 0:
+        return
+    path = Path(folder)
+    probe = next((p for p in (path, *path.parents) if p.exists()), path)
+    free = shutil.disk_usage(probe).free
+    if free < needed_bytes:
+        raise InsufficientSpace(
+            f"not enough free space in {path}: {free / MB:.0f} MB free, "
+            f"{needed_bytes / MB:.0f} MB needed ({setting}); free some space or lower the setting"
+        )
 
 
 def write_text_atomic(target: str | os.PathLike[str], text: str) -> None:

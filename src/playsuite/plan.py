@@ -159,6 +159,18 @@ def server_argv_option(config: Mapping[str, Any], preset: str) -> str:
     return " --server-argv " + shlex.quote(json.dumps(filled))
 
 
+def fault_options(config: Mapping[str, Any]) -> str:
+    """``playsuite play-shard``'s ``--lock-wait``/``--min-free-mb`` from ``play.lock_wait_s`` and
+    ``play.min_free_mb``; a setting left out of the config is left to the command's default,
+    which is the schema's."""
+    play = config.get("play") or {}
+    out = ""
+    for key, option in (("lock_wait_s", "--lock-wait"), ("min_free_mb", "--min-free-mb")):
+        if play.get(key) is not None:
+            out += f" {option} {play[key]}"
+    return out
+
+
 def sandbox_option(config: Mapping[str, Any]) -> str:
     """``playsuite play-shard``'s sandbox options from ``play.sandbox``/``play.apptainer_image``."""
     play = play_settings(config)

@@ -4,6 +4,10 @@ A node job that is killed with SIGKILL (Slurm preemption, ``kill -9``) gets no c
 up; the kernel's parent-death signal does it instead. Pass :func:`die_with_parent` as
 ``preexec_fn`` (or call it first thing in a child) for every long-lived helper process.
 
+SIGTERM (Slurm's time limit, ``scancel``, ``kill``) kills a Python process without running its
+``finally`` blocks; :func:`sigterm_raises` and :func:`raise_on_sigterm` turn it into the
+:class:`Terminated` exception instead, so temporary folders and servers are cleaned up.
+
 Asking an external program a question (is Slurm up, is this Debian package installed, which
 version is this) goes through :func:`probe`: a program that is not installed, cannot be executed
 or does not answer in time is an answer ("no"), not an exception, so a brand-new machine and a
@@ -17,7 +21,10 @@ import ctypes
 import os
 import signal
 import subprocess
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from types import FrameType
 
 _PR_SET_PDEATHSIG = 1
 
@@ -27,6 +34,57 @@ def die_with_parent(sig: int = signal.SIGKILL) -> None:
     with contextlib.suppress(OSError, AttributeError):
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
         libc.prctl(_PR_SET_PDEATHSIG, int(sig))
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived. A ``BaseException``, like ``KeyboardInterrupt``: handlers written for
+    ordinary errors (``except Exception``) let it through, ``finally`` blocks still run."""
+
+
+def _raise_terminated(signum: int, frame: FrameType | None) -> None:
+    # One SIGTERM is enough: a second one (Slurm signals every process of a job, and
+    # multiprocessing terminates daemon children at exit) must not break off the cleanup.
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise Terminated(f"terminated by signal {signum}")
+
+
+def raise_on_sigterm() -> None:
+    """From now on, SIGTERM raises :class:`Terminated` in this process's main thread."""
+    signal.signal(signal.SIGTERM, _raise_terminated)
+
+
+@contextlib.contextmanager
+def sigterm_raises() -> Iterator[None]:
+    """SIGTERM raises :class:`Terminated` inside the block; the previous handler comes back
+    after. Outside the main thread (where Python allows no handlers) this does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def pid_alive(pid: int) -> bool:
+    """True when a process ``pid`` exists on this machine (a zombie counts as gone).
+
+    A process of another user counts as alive: we may not signal it, but it exists.
+    """
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+        return stat.rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True  # no /proc: signal 0 said it exists
 
 
 def probe(

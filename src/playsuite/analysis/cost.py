@@ -1,9 +1,10 @@
 """Cost against performance (paper Figure 16).
 
-GPU-hours are measured, not estimated: each play job writes a cost record (one TSV row per job:
-wall time and GPUs per replica, whatever its outcome). A preset's cost per 1,000 scored games is
-all its recorded GPU time, failed and retried jobs included, divided by its valid evaluations.
-Format: docs/analysis.md "Cost records".
+GPU-hours are measured, not estimated: each play job attempt writes a cost record (one TSV row:
+wall time and GPUs per replica, whatever its outcome) when it starts and completes it when it
+ends. A preset's cost per 1,000 scored games is all its recorded GPU time, failed, killed and
+retried attempts included, divided by its valid evaluations. Format: docs/analysis.md "Cost
+records".
 """
 
 from __future__ import annotations
@@ -19,6 +20,10 @@ from playsuite.cluster.accounting import resolve_costs
 from playsuite.registry import Registry
 
 COST_COLUMNS = ("corpus", "preset", "condition", "shard", "wall_s", "gpus", "status")
+#: Status a play job gives its record while it runs (playsuite.harness.costs.RUNNING).
+RUNNING = "running"
+#: Status the analysis gives a record its job never completed.
+KILLED = "killed"
 
 
 def read_cost_records(directory: str | os.PathLike[str]) -> pd.DataFrame:
@@ -38,7 +43,19 @@ def read_cost_records(directory: str | os.PathLike[str]) -> pd.DataFrame:
     if not frames:
         return pd.DataFrame(columns=list(COST_COLUMNS))
     # Slurm jobs: wall time and GPUs as the cluster accounted them, where sacct knows the job.
-    return resolve_costs(pd.concat(frames, ignore_index=True))
+    return mark_killed(resolve_costs(pd.concat(frames, ignore_index=True)))
+
+
+def mark_killed(costs: pd.DataFrame) -> pd.DataFrame:
+    """Records still saying ``running`` become ``killed``.
+
+    The cost rule runs after every play job has ended, so a record that never got its final
+    status belongs to an attempt killed without warning (``kill -9``, the out-of-memory killer, a
+    lost node). Its wall time is its last heartbeat, or what sacct accounted; it is counted.
+    """
+    out = costs.copy()
+    out.loc[out["status"].astype(str) == RUNNING, "status"] = KILLED
+    return out
 
 
 def cost_table(
@@ -73,6 +90,7 @@ def cost_table(
                 "params_b": params,
                 "jobs": len(jobs),
                 "failed_jobs": int((jobs["status"] != "ok").sum()),
+                "killed_jobs": int((jobs["status"] == KILLED).sum()),
                 "gpu_hours": gpu_h,
                 "scored_games": scored,
                 "gpu_hours_per_1k": gpu_h / scored * 1000.0 if scored else np.nan,

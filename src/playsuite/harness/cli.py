@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from playsuite.catalog.corpus import GameEntry, find_game, load_corpus
-from playsuite.config import Condition, config_dir
+from playsuite.config import Condition, config_dir, schema_default
+from playsuite.files import InsufficientSpace
+from playsuite.harness.costs import HEARTBEAT_S
 from playsuite.harness.episode import EpisodeLimits
+from playsuite.harness.lock import ShardBusy
 from playsuite.inference.engine import DEFAULT_VLLM
+from playsuite.processes import Terminated
 from playsuite.registry import load_registry
 
 DEFAULT_CONDITION = "k0-hz0.33-base"
@@ -68,8 +75,10 @@ def _play(args: argparse.Namespace) -> int:
         single_episode_dir=out,
         sandbox=args.sandbox,
         apptainer_image=args.apptainer_image,
+        lock_wait_s=args.lock_wait,
+        min_free_mb=args.min_free_mb,
     )
-    code = run_shard(job)
+    code = _run_job(args.command, lambda: run_shard(job))
     meta_path = out / "meta.json"
     if meta_path.exists():
         meta = json.loads(meta_path.read_text())
@@ -117,8 +126,26 @@ def _play_shard(args: argparse.Namespace) -> int:
         shard=args.shard,
         sandbox=args.sandbox,
         apptainer_image=args.apptainer_image,
+        lock_wait_s=args.lock_wait,
+        min_free_mb=args.min_free_mb,
+        cost_heartbeat_s=args.cost_heartbeat,
     )
-    return run_shard(job, Path(args.manifest))
+    return _run_job(args.command, lambda: run_shard(job, Path(args.manifest)))
+
+
+def _run_job(command: str, run: Callable[[], int]) -> int:
+    """Run a node job; the faults it reports itself become one clear line and an exit code."""
+    try:
+        return run()
+    except (ShardBusy, InsufficientSpace) as exc:
+        print(f"playsuite {command}: error: {exc}", file=sys.stderr)
+        return 1
+    except Terminated:
+        print(
+            f"playsuite {command}: terminated (SIGTERM); unfinished episodes are played on rerun",
+            file=sys.stderr,
+        )
+        return 128 + signal.SIGTERM
 
 
 def _sandbox_options(parser: argparse.ArgumentParser) -> None:
@@ -129,6 +156,22 @@ def _sandbox_options(parser: argparse.ArgumentParser) -> None:
         help="game isolation backend (apptainer: clusters, with --apptainer-image)",
     )
     parser.add_argument("--apptainer-image", help="game sandbox image (containers/*.def)")
+
+
+def _fault_options(parser: argparse.ArgumentParser) -> None:
+    """Options for faults of the job itself (docs/harness.md, "Faults"); defaults: the schema."""
+    parser.add_argument(
+        "--lock-wait",
+        type=float,
+        default=schema_default("config", "play", "lock_wait_s"),
+        help="seconds to wait while another live job holds this shard (play.lock_wait_s)",
+    )
+    parser.add_argument(
+        "--min-free-mb",
+        type=float,
+        default=schema_default("config", "play", "min_free_mb"),
+        help="free space (MB) needed at start and before each video (play.min_free_mb)",
+    )
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -145,6 +188,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--wall-timeout", type=float, default=3600.0, help="seconds per episode")
     p.add_argument("--vllm", default=DEFAULT_VLLM, help=f"vLLM command (default {DEFAULT_VLLM})")
     _sandbox_options(p)
+    _fault_options(p)
     p.set_defaults(func=_play)
 
     s = sub.add_parser("play-shard", help="play one shard of a corpus (a workflow job)")
@@ -166,5 +210,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--wall-timeout", type=float, default=3600.0)
     s.add_argument("--server-argv", help="JSON argv replacing `vllm serve` ({uds} is filled in)")
     s.add_argument("--vllm", default=DEFAULT_VLLM, help=f"vLLM command (default {DEFAULT_VLLM})")
+    s.add_argument(
+        "--cost-heartbeat",
+        type=float,
+        default=HEARTBEAT_S,
+        help="seconds between updates of a running attempt's cost record",
+    )
     _sandbox_options(s)
+    _fault_options(s)
     s.set_defaults(func=_play_shard)

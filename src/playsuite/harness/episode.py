@@ -40,6 +40,7 @@ from playsuite.agents.policy import Policy, StepRequest
 from playsuite.agents.prompts import EpisodePrompt
 from playsuite.catalog.corpus import GameEntry
 from playsuite.config import Condition
+from playsuite.files import InsufficientSpace
 from playsuite.harness.recorder import EpisodeRecorder
 from playsuite.inference.client import InferenceRequestError
 from playsuite.registry import Preset
@@ -76,6 +77,9 @@ class EpisodeSpec:
     #: (playsuite.harness.monitor) kept in ``monitor_dir``; meta.json says so.
     monitored: bool = False
     monitor_dir: Path | None = None
+    #: Free space the episode's folder must have when recording starts and before its video is
+    #: opened (play.min_free_mb); 0: not checked.
+    min_free_bytes: int = 0
 
     @property
     def seed(self) -> int:
@@ -158,7 +162,11 @@ def run_episode(
     t_game = 0.0
     options = spec.runtime_options
     options.seed = spec.seed
-    with EpisodeRecorder(spec.out_dir, options.video_fps) as recorder:
+    try:
+        recorder = EpisodeRecorder(spec.out_dir, options.video_fps, spec.min_free_bytes)
+    except InsufficientSpace as exc:  # no room to record: ours to fix, the game plays later
+        raise InfrastructureError(str(exc)) from exc
+    with recorder:
         runtime = make_runtime(spec.game, options)
         try:
             t0 = time.perf_counter()
@@ -258,6 +266,8 @@ def run_episode(
             status, error = failure.status, str(failure)
         except InfrastructureError:
             raise
+        except InsufficientSpace as exc:  # the disk is ours, not the game's: play it again later
+            raise InfrastructureError(str(exc)) from exc
         except Exception as exc:
             # A bug met on one game must not stop the node's other games: the episode is
             # recorded as crashed, with the harness named as the cause and the traceback logged.

@@ -12,19 +12,24 @@ exit non-zero, and is played on the next attempt.
 
 A game whose row carries the triage policy ``monitor`` (``options.triage.policy``, risk 3) plays
 with extra logging: its process list and its own logs are kept (playsuite.harness.monitor).
+
+Faults of the job itself: it holds a lock on its shard for its whole life, so a second job for the
+same shard (after ``kill -9`` of snakemake and ``--unlock``) waits or fails naming the holder
+(playsuite.harness.lock); SIGTERM and a worker's death remove the job's temporary folders, and
+the next job on the machine removes those a ``kill -9`` left (playsuite.harness.scratch); the
+attempt's cost record exists from its start (playsuite.harness.costs); a results folder short of
+free space stops the job before anything is started.
 """
 
 from __future__ import annotations
 
 import contextlib
 import multiprocessing as mp
-import os
 import queue
 import shutil
 import signal
 import socket
 import sys
-import tempfile
 import threading
 import time
 import traceback
@@ -34,19 +39,29 @@ from typing import Any
 
 from playsuite.catalog.corpus import GameEntry
 from playsuite.config import Condition
-from playsuite.files import atomic_open, read_json
+from playsuite.files import MB, read_json, require_free_space
+from playsuite.harness.costs import HEARTBEAT_S, CostRecord
 from playsuite.harness.episode import EpisodeLimits, EpisodeSpec, InfrastructureError, run_episode
+from playsuite.harness.lock import ShardBusy, exclusive_lock, lock_path_for
 from playsuite.harness.manifest import EpisodeSummary, write_manifest
 from playsuite.harness.monitor import EpisodeMonitor, monitor_dir, needs_monitoring
-from playsuite.harness.recorder import META_NAME, episode_finished
+from playsuite.harness.recorder import (
+    FREE_SPACE_SETTING,
+    META_NAME,
+    episode_finished,
+    staging_leftovers,
+)
+from playsuite.harness.scratch import owned_tempdir, sweep_stale_tempdirs
 from playsuite.inference.command import fill_server_argv
 from playsuite.inference.engine import DEFAULT_VLLM
-from playsuite.processes import die_with_parent
+from playsuite.processes import Terminated, die_with_parent, raise_on_sigterm, sigterm_raises
 from playsuite.registry import Preset
 
 #: Video frame rate per runtime: pygame games are recorded at the paper's 30 fps; browser and
 #: native games at 10 fps of game time (screenshots are the expensive part there).
 DEFAULT_VIDEO_FPS = {"pygame": 30.0, "browser": 10.0, "native": 10.0}
+#: Seconds a worker gets to clean up after SIGTERM before it is killed.
+WORKER_STOP_S = 10.0
 
 
 @dataclass
@@ -82,11 +97,23 @@ class ShardJob:
     single_episode_dir: Path | None = None  # `playsuite play --out DIR`: a one-game job
     sandbox: str = "bwrap"  # "bwrap" here; "apptainer" on clusters without user namespaces
     apptainer_image: str | None = None  # containers/game-sandbox.sif for the apptainer backend
+    lock_wait_s: float = 0.0  # play.lock_wait_s: wait this long for a shard another job holds
+    min_free_mb: float = 0.0  # play.min_free_mb: free space needed in runs_dir (0: unchecked)
+    cost_heartbeat_s: float = HEARTBEAT_S  # how often a running attempt's cost record is updated
 
     def episode_dir(self, game_id: str) -> Path:
         if self.single_episode_dir is not None:
             return self.single_episode_dir
         return self.runs_dir / game_id
+
+    def lock_path(self, manifest_path: Path | None) -> Path:
+        """The shard's lock file: beside its manifest; for `playsuite play`, beside the episode."""
+        if manifest_path is not None:
+            return lock_path_for(manifest_path)
+        if self.single_episode_dir is not None:
+            out = self.single_episode_dir
+            return out.parent / f".{out.name}.lock"
+        return self.runs_dir / f".{self.shard or 'shard'}.lock"
 
 
 def summary_of(job: ShardJob, game_id: str, meta: dict[str, Any]) -> EpisodeSummary:
@@ -173,15 +200,22 @@ class WorkerResources:
 
 
 def _worker_main(
-    worker: int, job: ShardJob, tasks: Any, events: Any, uds: str | None
+    worker: int, job: ShardJob, tasks: Any, events: Any, uds: str | None, scratch_root: Path
 ) -> None:  # runs in a child process
     die_with_parent()  # even a kill -9 of the runner takes its workers down
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
+    raise_on_sigterm()  # SIGTERM unwinds: the game is closed, the scratch folder removed
+    with contextlib.suppress(Terminated):
+        _worker_loop(worker, job, tasks, events, uds, scratch_root)
+
+
+def _worker_loop(
+    worker: int, job: ShardJob, tasks: Any, events: Any, uds: str | None, scratch_root: Path
+) -> None:
     from playsuite.runtimes.base import RuntimeOptions
     from playsuite.runtimes.factory import make_runtime
 
     clients: dict[str, Any] = {}
-    scratch_root = Path(tempfile.mkdtemp(prefix=f"playsuite-w{worker}-"))
     resources = WorkerResources(scratch_root)
     try:
         while True:
@@ -220,6 +254,7 @@ def _worker_main(
                     readme_text=_readme_text(job, game),
                     monitored=monitored,
                     monitor_dir=watch_dir if monitored else None,
+                    min_free_bytes=int(job.min_free_mb * MB),
                 )
                 policy = _make_policy(job, spec.seed, uds, clients)
                 with EpisodeMonitor(watch_dir, workdir) if monitored else contextlib.nullcontext():
@@ -291,11 +326,11 @@ class _Progress:
             self._live.stop()
 
 
-def _start_server(job: ShardJob, log_dir: Path) -> tuple[Any, str, str]:
+def _make_server(job: ShardJob, log_dir: Path, uds: str) -> Any:
+    """The preset's model server on ``uds``, not yet started (so that a SIGTERM during its long
+    start-up still finds it to stop)."""
     from playsuite.inference.server import VLLMServer
 
-    sock_dir = tempfile.mkdtemp(prefix="playsuite-model-")  # under /tmp: hidden from sandboxes
-    uds = os.path.join(sock_dir, "model.sock")
     settings = job.server
     kwargs = {
         "log_path": log_dir / f"server-{job.preset.name}-{socket.gethostname()}.log",
@@ -304,13 +339,10 @@ def _start_server(job: ShardJob, log_dir: Path) -> tuple[Any, str, str]:
     }
     if settings.argv is not None:
         argv = fill_server_argv(settings.argv, uds=uds, preset=job.preset.name)
-        server = VLLMServer(argv, uds, **kwargs)
-    else:
-        server = VLLMServer.for_preset(
-            job.preset, uds, vllm=settings.vllm, model=settings.model, **kwargs
-        )
-    server.start()
-    return server, uds, sock_dir
+        return VLLMServer(argv, uds, **kwargs)
+    return VLLMServer.for_preset(
+        job.preset, uds, vllm=settings.vllm, model=settings.model, **kwargs
+    )
 
 
 def _monitor_server(server: Any, stop: threading.Event, interval: float, errors: list[str]) -> None:
@@ -323,26 +355,62 @@ def _monitor_server(server: Any, stop: threading.Event, interval: float, errors:
             return
 
 
-def _record_cost(job: ShardJob, wall_s: float, status: str) -> None:
-    if job.costs_path is None:
-        return
-    # slurm_job_id: under Slurm the cost figure takes wall time and GPUs from sacct
-    # (playsuite.cluster.accounting); empty elsewhere.
-    header = "corpus\tpreset\tcondition\tshard\twall_s\tgpus\tstatus\tslurm_job_id\n"
-    row = (
-        f"{job.corpus}\t{job.preset.name}\t{job.condition.name}\t{job.shard}\t"
-        f"{wall_s:.3f}\t{job.preset.gpus}\t{status}\t{os.environ.get('SLURM_JOB_ID', '')}\n"
-    )
-    # One file per attempt, so failed and retried jobs are all counted.
-    stamp = f"{int(time.time())}-{os.getpid()}"
-    path = job.costs_path.with_name(f"{job.costs_path.stem}.{stamp}.tsv")
-    with atomic_open(path) as fh:
-        fh.write(header + row)
+def _stop_workers(procs: list[Any], timeout_s: float = WORKER_STOP_S) -> None:
+    """SIGTERM the workers still running (they close their game and scratch folder), then kill
+    whoever is left after ``timeout_s``."""
+    running = [proc for proc in procs if proc.is_alive()]
+    for proc in running:
+        proc.terminate()
+    deadline = time.monotonic() + timeout_s
+    for proc in running:
+        proc.join(timeout=max(0.0, deadline - time.monotonic()))
+        if proc.is_alive():
+            proc.kill()
+            proc.join(timeout=5)
 
 
 def run_shard(job: ShardJob, manifest_path: Path | None = None) -> int:
-    """Play every game of the shard; write the manifest when all have episodes. Exit code."""
-    started = time.perf_counter()
+    """Play every game of the shard; write the manifest when all have episodes. Exit code.
+
+    Raises :class:`~playsuite.harness.lock.ShardBusy` when another live job holds the shard,
+    :class:`~playsuite.files.InsufficientSpace` when the results folder is short of space, and
+    :class:`~playsuite.processes.Terminated` after cleaning up on SIGTERM.
+    """
+    require_free_space(job.runs_dir, int(job.min_free_mb * MB), FREE_SPACE_SETTING)
+    sweep_stale_tempdirs()  # what killed jobs left on this machine
+    status = "interrupted"
+    cost = None
+    try:
+        with sigterm_raises():
+            if job.costs_path is not None:
+                cost = CostRecord(
+                    job.costs_path,
+                    {
+                        "corpus": job.corpus,
+                        "preset": job.preset.name,
+                        "condition": job.condition.name,
+                        "shard": job.shard,
+                        "gpus": job.preset.gpus,
+                    },
+                    heartbeat_s=job.cost_heartbeat_s,
+                ).start()
+            with exclusive_lock(job.lock_path(manifest_path), job.lock_wait_s):
+                code = _play_shard(job, manifest_path)
+            status = "ok" if code == 0 else "failed"
+            return code
+    except ShardBusy:
+        status = "busy"
+        raise
+    except Terminated:
+        status = "terminated"
+        raise
+    finally:
+        if cost is not None:
+            cost.finish(status)
+
+
+def _play_shard(job: ShardJob, manifest_path: Path | None) -> int:
+    """:func:`run_shard` once the shard is this job's."""
     log_dir = job.log_dir or job.runs_dir / "logs"
     log_dir.mkdir(parents=True, exist_ok=True)
     summaries: dict[str, EpisodeSummary] = {}
@@ -353,31 +421,44 @@ def run_shard(job: ShardJob, manifest_path: Path | None = None) -> int:
             summaries[game.id] = summary_of(job, game.id, read_json(out / META_NAME))
         else:
             todo.append(game)
+            for leftover in staging_leftovers(out):  # ours to remove: the shard is locked
+                shutil.rmtree(leftover, ignore_errors=True)
     failures: dict[str, str] = {}
-    server = uds = sock_dir = None
+    server = sock_dir = None
+    uds: str | None = None
     stop_monitor = threading.Event()
     monitor_errors: list[str] = []
     progress = _Progress(job, len(job.games))
     progress.done = len(summaries)
-    status = "ok"
+    procs: list[Any] = []
+    scratch: dict[int, Path] = {}
+    tasks: Any = None
     try:
         if todo and job.preset.needs_server:
-            server, uds, sock_dir = _start_server(job, log_dir)
+            sock_dir = owned_tempdir("model")  # under $TMPDIR: hidden from sandboxes
+            uds = str(sock_dir / "model.sock")
+            server = _make_server(job, log_dir, uds)
+            server.start()
             threading.Thread(
                 target=_monitor_server,
                 args=(server, stop_monitor, job.server.monitor_interval_s, monitor_errors),
                 daemon=True,
             ).start()
         ctx = mp.get_context("spawn")
-        tasks: Any = ctx.Queue()
+        tasks = ctx.Queue()
         events: Any = ctx.Queue()
         for game in todo:
             tasks.put(game)
         n_workers = max(1, min(job.workers, len(todo))) if todo else 0
         for _ in range(n_workers):
             tasks.put(None)
+        # The job owns its workers' scratch folders, so that it can remove the folder of a worker
+        # that crashed, and a kill -9 of the job leaves folders named after a dead process.
+        scratch = {w: owned_tempdir(f"w{w}") for w in range(n_workers)}
         procs = [
-            ctx.Process(target=_worker_main, args=(w, job, tasks, events, uds), daemon=True)
+            ctx.Process(
+                target=_worker_main, args=(w, job, tasks, events, uds, scratch[w]), daemon=True
+            )
             for w in range(n_workers)
         ]
         for proc in procs:
@@ -391,6 +472,7 @@ def run_shard(job: ShardJob, manifest_path: Path | None = None) -> int:
                 for w, proc in enumerate(procs):
                     if w not in exited and not proc.is_alive():
                         exited.add(w)  # died without saying goodbye (killed, segfault)
+                        shutil.rmtree(scratch[w], ignore_errors=True)
                         if w in current:
                             failures[current.pop(w)] = f"worker died (exit code {proc.exitcode})"
                 continue
@@ -418,23 +500,20 @@ def run_shard(job: ShardJob, manifest_path: Path | None = None) -> int:
         for game in todo:
             if game.id not in summaries and game.id not in failures:
                 failures[game.id] = "not played: every worker stopped early"
-    except BaseException:
-        status = "interrupted"
-        raise
     finally:
         progress.close()
         stop_monitor.set()
+        _stop_workers(procs)
+        if tasks is not None:
+            tasks.cancel_join_thread()  # unplayed games left in the queue must not block exit
         if server is not None:
             server.stop()
-        if sock_dir is not None:
-            shutil.rmtree(sock_dir, ignore_errors=True)
+        for folder in [*scratch.values(), *([sock_dir] if sock_dir else [])]:
+            shutil.rmtree(folder, ignore_errors=True)
         for game_id, error in sorted(failures.items()):
             print(f"episode {game_id} not recorded: {error}", file=sys.stderr)
         for error in monitor_errors:
             print(error, file=sys.stderr)
-        if failures and status == "ok":
-            status = "failed"
-        _record_cost(job, time.perf_counter() - started, status)
     if failures:
         return 1
     if manifest_path is not None:

@@ -1,8 +1,13 @@
 """Writing an episode directory: game-time video, action trace, metadata.
 
-Every file is written under a temporary name and renamed when complete, and ``meta.json`` is
-written last: its presence means the episode finished (with whatever status), which is what the
-workflow and the node runner test before skipping a game on a rerun.
+An episode is recorded into a private staging folder beside its directory, named after the
+recording process (``.GAME.pid1234-abcd1234.partial``), and the finished folder, ``meta.json``
+included, is renamed onto the episode directory in one step. Its ``meta.json`` therefore means
+the episode finished (with whatever status), which is what the workflow and the node runner test
+before skipping a game on a rerun, and an episode directory only ever holds the files of one
+recording: two processes that play the same game (a killed snakemake's orphan and its rerun)
+cannot rename each other's temporary files, and the second to finish is refused instead of
+mixing its files into the first one's folder.
 """
 
 from __future__ import annotations
@@ -10,6 +15,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
+import shutil
+import tempfile
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -17,11 +25,13 @@ from typing import Any
 import av
 import numpy as np
 
-from playsuite.files import write_json_atomic
+from playsuite.files import publish_dir, require_free_space, write_json_atomic
 
 VIDEO_NAME = "episode.mp4"
 TRACE_NAME = "trace.jsonl"
 META_NAME = "meta.json"
+#: Named in the error when the disk is too full to start a video (config and command line).
+FREE_SPACE_SETTING = "setting play.min_free_mb, option --min-free-mb"
 
 
 def episode_finished(out_dir: str | os.PathLike[str]) -> bool:
@@ -39,6 +49,18 @@ def clean_partial(out_dir: Path) -> None:
     if not episode_finished(out_dir):
         for name in (VIDEO_NAME, TRACE_NAME):
             (out_dir / name).unlink(missing_ok=True)
+
+
+def staging_leftovers(out_dir: Path) -> list[Path]:
+    """Staging folders that earlier recordings of this episode left beside it (killed runs).
+
+    Only a caller that holds the shard's lock may delete them: then no live process owns one.
+    """
+    pattern = re.compile(rf"^\.{re.escape(out_dir.name)}\.pid\d+-[a-z0-9_]+\.partial$")
+    try:
+        return sorted(p for p in out_dir.parent.iterdir() if pattern.match(p.name))
+    except OSError:
+        return []
 
 
 class VideoWriter:
@@ -103,20 +125,38 @@ class VideoWriter:
 class EpisodeRecorder:
     """Collects one episode's frames, steps and metadata into its directory, atomically.
 
-    Video and trace grow under hidden ``.NAME.partial`` names; :meth:`finish` renames them into
-    place and writes ``meta.json`` last. :meth:`abort` (or an exception in the ``with`` block)
-    deletes them, so an interrupted run leaves nothing that looks finished.
+    Video and trace grow in a staging folder of this process; :meth:`finish` writes ``meta.json``
+    there and renames the folder onto the (empty) episode directory. :meth:`abort` (or an
+    exception in the ``with`` block) deletes the staging folder, so an interrupted run leaves
+    nothing that looks finished. ``min_free_bytes``: the free space checked when recording starts
+    and again before the video file is opened.
     """
 
-    def __init__(self, out_dir: str | os.PathLike[str], fps: float) -> None:
+    def __init__(
+        self, out_dir: str | os.PathLike[str], fps: float, min_free_bytes: int = 0
+    ) -> None:
         self.out_dir = Path(out_dir)
         self.fps = fps
+        self.min_free_bytes = min_free_bytes
         clean_partial(self.out_dir)
         self.out_dir.mkdir(parents=True, exist_ok=True)
-        self._video_tmp = self.out_dir / f".{VIDEO_NAME}.partial"
-        self._trace_tmp = self.out_dir / f".{TRACE_NAME}.partial"
+        require_free_space(self.out_dir, min_free_bytes, FREE_SPACE_SETTING)
+        self.staging = Path(
+            tempfile.mkdtemp(
+                prefix=f".{self.out_dir.name}.pid{os.getpid()}-",
+                suffix=".partial",
+                dir=self.out_dir.parent,
+            )
+        )
+        os.chmod(self.staging, 0o755)  # it becomes the episode directory: meant to be shared
+        self._video_tmp = self.staging / VIDEO_NAME
+        self._trace_tmp = self.staging / TRACE_NAME
         self.video = VideoWriter(self._video_tmp, fps)
-        self._trace = open(self._trace_tmp, "w", encoding="utf-8")  # noqa: SIM115
+        try:
+            self._trace = open(self._trace_tmp, "w", encoding="utf-8")  # noqa: SIM115
+        except BaseException:
+            shutil.rmtree(self.staging, ignore_errors=True)
+            raise
         self.steps = 0
 
     @property
@@ -124,6 +164,10 @@ class EpisodeRecorder:
         return self.video.frames
 
     def add_frames(self, frames: list[np.ndarray]) -> None:
+        if frames and self.video.frames == 0:
+            # The encoder opens its file with the first frame; on a full disk it may crash the
+            # process instead of raising, so the space is checked first.
+            require_free_space(self.out_dir, self.min_free_bytes, FREE_SPACE_SETTING)
         for frame in frames:
             self.video.add(frame)
 
@@ -133,26 +177,32 @@ class EpisodeRecorder:
         self.steps += 1
 
     def finish(self, meta: dict[str, Any]) -> None:
-        """Close the video and trace, rename them into place, then write ``meta.json`` last.
+        """Close the video and trace, write ``meta.json`` beside them, then move the staging
+        folder onto the episode directory (:class:`~playsuite.files.DirectoryTaken` if another
+        recording got there first: its folder is kept whole and this one dropped).
 
         A run that never produced a frame (a launch failure) has no video file.
         """
-        self.video.close()
-        self._trace.close()
-        if self.video.frames:
-            _fsync_replace(self._video_tmp, self.out_dir / VIDEO_NAME)
-        else:
-            self._video_tmp.unlink(missing_ok=True)
-        _fsync_replace(self._trace_tmp, self.out_dir / TRACE_NAME)
-        write_json_atomic(self.out_dir / META_NAME, meta)
+        try:
+            self.video.close()
+            self._trace.close()
+            if self.video.frames:
+                _fsync(self._video_tmp)
+            else:
+                self._video_tmp.unlink(missing_ok=True)
+            _fsync(self._trace_tmp)
+            write_json_atomic(self.staging / META_NAME, meta)
+            publish_dir(self.staging, self.out_dir)
+        except BaseException:
+            shutil.rmtree(self.staging, ignore_errors=True)
+            raise
 
     def abort(self) -> None:
         """Drop everything unfinished (used when the harness itself is interrupted)."""
         with contextlib.suppress(Exception):
             self.video.close()
         self._trace.close()
-        self._video_tmp.unlink(missing_ok=True)
-        self._trace_tmp.unlink(missing_ok=True)
+        shutil.rmtree(self.staging, ignore_errors=True)
 
     def __enter__(self) -> EpisodeRecorder:
         return self
@@ -167,7 +217,6 @@ class EpisodeRecorder:
             self.abort()
 
 
-def _fsync_replace(tmp: Path, target: Path) -> None:
-    with open(tmp, "rb+") as fh:
+def _fsync(path: Path) -> None:
+    with open(path, "rb+") as fh:
         os.fsync(fh.fileno())
-    os.replace(tmp, target)
