@@ -34,7 +34,7 @@ from playsuite.inference import (
     user_message,
 )
 from playsuite.registry import Preset
-from playsuite.runtimes.base import RuntimeOptions
+from playsuite.runtimes.base import RunStatus, RuntimeOptions
 from playsuite.runtimes.factory import make_runtime
 from tests.engine.conftest import READY_TIMEOUT_S, REPO, group_alive, model_of
 from tests.runtimes.conftest import fixture_game
@@ -125,7 +125,7 @@ def test_a_refused_step_ends_a_real_episode_as_model_error(
 ) -> None:
     """A preset that sends every history frame (k=4) asks for five images on its fifth step; the
     server allows four, so that step is refused: the episode records ``model_error`` with its
-    first four steps, instead of being lost or replayed forever."""
+    first four steps (evidence for the user; a failure of ours, so a rerun plays it again)."""
     from playsuite.agents.served import ServedModelPolicy
 
     greedy = dataclasses.replace(preset, history_frames=True)
@@ -144,6 +144,7 @@ def test_a_refused_step_ends_a_real_episode_as_model_error(
     with InferenceClient.for_preset(greedy, server.uds) as client:
         meta = run_episode(spec, ServedModelPolicy(greedy, client, seed=spec.seed), make_runtime)
     assert meta["status"] == "model_error", meta
+    assert not RunStatus(meta["status"]).final
     assert meta["steps"] == 4 and "HTTP 400" in meta["error"]
     assert (tmp_path / "episode" / "meta.json").exists()
     assert (tmp_path / "episode" / "episode.mp4").stat().st_size > 0

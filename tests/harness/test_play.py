@@ -178,27 +178,35 @@ def test_node_runner_survives_a_crashing_game_and_a_server_crash(
     assert len(costs) == 1 and "internvl3.5-8b" in costs[0].read_text()
 
 
-def test_a_refused_request_is_recorded_as_model_error(
+def test_a_refused_request_is_kept_but_replayed_once_the_setting_is_fixed(
     tmp_path: Path, catalog: Path, games_dir: Path
 ) -> None:
-    # The preset sends every history frame (k=3) but its server allows one image: the second
-    # step's request is refused (HTTP 400). The episode is recorded, not lost or replayed.
-    argv = standin_argv("{uds}", model="internvl3.5-8b", limit_mm_per_prompt={"image": 1})
-    job = shard_job(
-        tmp_path,
-        catalog,
-        games_dir,
-        "internvl3.5-8b",
-        server=ServerSettings(argv=argv, ready_timeout_s=30),
-    )
+    """The preset sends every history frame (k=3) but its server allows one image: the second
+    step's request is refused (HTTP 400). That is the request we built, not the game: the episode
+    keeps its evidence as ``model_error`` but is not final, the job fails so the workflow retries
+    it, and the run after the fix (four images allowed) plays it again."""
+    job = shard_job(tmp_path, catalog, games_dir, "internvl3.5-8b")
     job.preset = dataclasses.replace(job.preset, history_frames=True)
     job.games = [g for g in job.games if g.id == "probe-a"]
     manifest = tmp_path / "runs" / "shards" / "s0000.tsv"
+
+    def serve(images: int) -> ServerSettings:
+        argv = standin_argv("{uds}", model="internvl3.5-8b", limit_mm_per_prompt={"image": images})
+        return ServerSettings(argv=argv, ready_timeout_s=30)
+
+    job.server = serve(1)
+    assert run_shard(job, manifest) == 1
+    assert not manifest.exists()
+    meta = json.loads((tmp_path / "runs" / "probe-a" / "meta.json").read_text())
+    assert meta["status"] == "model_error" and "HTTP 400" in meta["error"]
+    assert meta["steps"] == 1 and meta["stop_reason"] == "model_error"
+
+    job.server = serve(4)
     assert run_shard(job, manifest) == 0
     (row,) = read_manifest(manifest)
-    assert row.status == "model_error" and "HTTP 400" in row.error
-    meta = json.loads((tmp_path / "runs" / "probe-a" / "meta.json").read_text())
-    assert meta["steps"] == 1 and meta["stop_reason"] == "model_error"
+    assert row.status == "ok" and row.steps == 4
+    kept = json.loads((tmp_path / "runs" / ".replaced" / "probe-a" / "meta.json").read_text())
+    assert kept["status"] == "model_error"  # the first attempt's evidence, set aside
 
 
 def descendants(pid: int) -> set[int]:
@@ -298,11 +306,14 @@ def test_kill_minus_nine_then_rerun_finishes_without_redoing(
 def test_apptainer_backend_is_used_when_asked(
     tmp_path: Path, catalog: Path, games_dir: Path
 ) -> None:
-    """`--sandbox apptainer` reaches the runtime: here, without Apptainer, the launch fails with
-    a recorded reason instead of silently running under bwrap."""
+    """`--sandbox apptainer` reaches the runtime: here, without Apptainer, the sandbox cannot
+    start. That is our failure, not the game's launch failure: the episode records
+    ``harness_error`` with the reason, `playsuite play` exits 1, and a rerun with a working
+    sandbox plays the episode again instead of resuming over it."""
     out = tmp_path / "episode"
-    result = subprocess.run(
-        [
+
+    def play(*sandbox: str) -> subprocess.CompletedProcess[str]:
+        cmd = [
             PLAYSUITE,
             "play",
             "--game",
@@ -317,17 +328,18 @@ def test_apptainer_backend_is_used_when_asked(
             str(out),
             "--games-dir",
             str(games_dir),
-            "--sandbox",
-            "apptainer",
-            "--apptainer-image",
-            str(tmp_path / "game-sandbox.sif"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=REPO,
-    )
-    assert result.returncode == 0, result.stderr
+            *sandbox,
+        ]
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=REPO)
+
+    first = play("--sandbox", "apptainer", "--apptainer-image", str(tmp_path / "game.sif"))
+    assert first.returncode == 1, first.stderr
     meta = json.loads((out / "meta.json").read_text())
-    assert meta["status"] == "launch_failed"
+    assert meta["status"] == "harness_error"
     assert "apptainer" in meta["error"].lower()
+    assert "probe-a left for a rerun" in first.stderr
+
+    second = play("--sandbox", "bwrap")
+    assert second.returncode == 0, second.stderr
+    assert json.loads((out / "meta.json").read_text())["status"] == "ok"
+    assert "harness_error" in second.stderr and "is played again" in second.stderr

@@ -9,7 +9,7 @@ import pytest
 
 from playsuite.judge.episode import EpisodeError, Step, load_episode
 from playsuite.judge.frame_judge import judge_episode_frames
-from playsuite.judge.result import NO_PROBES, NO_VIDEO
+from playsuite.judge.result import CORRUPT_VIDEO, NO_PROBES, NO_VIDEO
 from playsuite.judge.state_judge import judge_state, probe_findings, probe_role
 
 
@@ -62,9 +62,16 @@ def test_frame_judge_is_deterministic(playing_episode) -> None:
 
 
 def test_missing_video_is_recorded_not_scored(playing_episode, tmp_path) -> None:
+    """``no_video`` is for an episode that recorded no frames; the video of one that did is
+    damaged evidence, ``corrupt_video``. Neither is ever a level."""
     ep = tmp_path / "ep"
     shutil.copytree(playing_episode, ep)
     (ep / "episode.mp4").unlink()
+    out = judge_episode_frames(load_episode(ep))
+    assert out["status"] == CORRUPT_VIDEO and "level" not in out
+    assert "records" in out["error"] and "frames" in out["error"]
+    meta = json.loads((ep / "meta.json").read_text())
+    (ep / "meta.json").write_text(json.dumps({**meta, "status": "launch_failed", "frames": 0}))
     out = judge_episode_frames(load_episode(ep))
     assert out["status"] == NO_VIDEO and "level" not in out
 

@@ -161,7 +161,12 @@ def test_shard_judges_every_episode_once(
         src = playing_episode if n % 2 else idle_episode
         shutil.copytree(src, runs / f"toy{n}")
         jobs.append((runs / f"toy{n}", tmp_path / "out" / f"toy{n}.json"))
+    # toy4 never launched (no frames, no video); toy3's video was cut short after recording.
     (runs / "toy4/episode.mp4").unlink()
+    meta4 = json.loads((runs / "toy4/meta.json").read_text())
+    (runs / "toy4/meta.json").write_text(json.dumps({**meta4, "frames": 0}))
+    video3 = runs / "toy3/episode.mp4"
+    video3.write_bytes(video3.read_bytes()[: video3.stat().st_size // 2])
     catalog = tmp_path / "corpus.yaml"
     rows = "".join(
         f"  - {{id: toy{n}, title: T, source: local, package: p, runtime: pygame, entry: m.py}}\n"
@@ -169,7 +174,7 @@ def test_shard_judges_every_episode_once(
     )
     catalog.write_text("games:\n" + rows)
     counts = judge_shard(JUDGE, jobs, JudgeOptions(catalog={"local": str(catalog)}, uds=uds))
-    assert counts == {"ok": 4, "no_video": 1}
+    assert counts == {"ok": 3, "no_video": 1, "corrupt_video": 1}
     assert all(out.exists() for _, out in jobs)
 
 

@@ -53,6 +53,7 @@ def status(kind: str, count: int, **fields: Any) -> dict[str, Any]:
             24000,
         ),
         (status("frames", 15), Expected.slice(15, (W, H)), 15 * FRAME),
+        (status("frames", 4, stalled=True), Expected.slice(15, (W, H)), 4 * FRAME),  # watchdog
         (
             status("exit", 4, code=1, error="boom", launch=False),
             Expected.slice(15, (W, H)),
@@ -75,6 +76,8 @@ def test_what_the_host_sends_is_accepted(header: dict, expected: Expected, paylo
         (status("ready", 2), Expected.launch(None), "2 frames"),
         (status("frames", 0, payload=0), Expected.slice(15, (W, H)), "0 frames"),
         (status("frames", 16), Expected.slice(15, (W, H)), "16 frames"),
+        (status("frames", 16, stalled=True), Expected.slice(15, (W, H)), "16 frames"),
+        (status("frames", 4, stalled=1), Expected.slice(15, (W, H)), "'stalled' flag"),
         (status("exit", 16, code=1), Expected.slice(15, (W, H)), "16 frames"),
         (
             status("ready", 1, width=10000, height=10000, payload=300_000_000),

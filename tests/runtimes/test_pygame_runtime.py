@@ -112,6 +112,27 @@ def test_failures_become_statuses(acquired, run_options, args, status, during) -
     assert rt.leftovers == []
 
 
+def test_a_hung_slice_hands_over_the_frames_it_made(acquired, run_options) -> None:
+    """About a second into a 2 s slice the game spins forever: the host's stall watchdog sends
+    the frames shown before the hang (for the video) ahead of the harness's own limit."""
+    game = probe_game("--hang-after", "30")
+    rt = make_runtime(game, run_options(acquired(game), slice_timeout_s=4.0))
+    try:
+        start = rt.start()
+        started = time.monotonic()
+        with pytest.raises(GameFailure) as info:
+            rt.act([Wait()], 2.0)
+        waited = time.monotonic() - started
+    finally:
+        rt.close()
+    assert info.value.status == RunStatus.TIMEOUT
+    frames = info.value.frames
+    assert 0 < len(frames) < 60, len(frames)
+    assert all(f.shape == start.frame.shape and f.dtype == np.uint8 for f in frames)
+    assert waited < 4.0
+    assert rt.leftovers == []
+
+
 def test_missing_entry_is_a_launch_failure(acquired, run_options) -> None:
     game = fixture_game("probe_game", entry="nope.py")
     with pytest.raises(GameFailure) as info, make_runtime(game, run_options(acquired(game))) as rt:

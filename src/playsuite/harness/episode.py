@@ -10,10 +10,15 @@ What can go wrong is sorted by whose fault it is:
   recorded so far is kept, and ``meta.json`` says why;
 * the model answers nonsense: the answer becomes ``invalid`` actions, executed as no-ops, counted;
 * the model server refuses a request (HTTP 4xx, e.g. more images than the preset allows): the
-  episode ends with status ``model_error``, everything before it kept, since a replay would fail
-  the same way;
+  episode ends with status ``model_error``, everything before it kept;
+* our own code fails (a bug, a sandbox that cannot start): status ``harness_error``, everything
+  before it kept, the traceback in the log;
 * the infrastructure fails (the model server is gone after retries, the harness is interrupted):
   nothing that looks finished is written, so a rerun plays the episode again.
+
+Only the game's statuses are final (:attr:`RunStatus.final`): ``model_error`` and
+``harness_error`` blame us, so the node runner plays such an episode again on the next attempt
+(once the setting or the bug is fixed) instead of counting it as the game's result.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ import numpy as np
 from playsuite import __version__
 from playsuite.actions import Invalid, actions_to_json
 from playsuite.actions.parsers import parse_response
+from playsuite.actions.parsers.common import writable_text
 from playsuite.agents.history import History, entry_from_response
 from playsuite.agents.policy import Policy, StepRequest
 from playsuite.agents.prompts import EpisodePrompt
@@ -58,6 +64,63 @@ class EpisodeLimits:
     max_game_s: float | None = 300.0
     max_frames: int | None = None
     wall_timeout_s: float | None = 3600.0
+
+
+def episode_seed(base_seed: int, corpus: str, game_id: str, condition: str) -> int:
+    """Same for every preset on a game and condition, so model comparisons are matched."""
+    key = f"{base_seed}:{corpus}:{game_id}:{condition}"
+    return zlib.crc32(key.encode()) & 0x7FFFFFFF
+
+
+def episode_settings(
+    *,
+    corpus: str,
+    game_id: str,
+    preset: str,
+    condition: str,
+    seed: int,
+    video_fps: float,
+    limits: EpisodeLimits,
+) -> dict[str, Any]:
+    """What decides how an episode is played, as its ``meta.json`` records it.
+
+    A rerun compares these with the current job's (:func:`settings_changes`): an episode played
+    with other settings (e.g. another ``play.steps``) is not the episode the job asks for. The
+    wall-clock limit is left out: it is a safety bound, not part of what an episode is.
+    """
+    return {
+        "corpus": corpus,
+        "game": game_id,
+        "preset": preset,
+        "condition": condition,
+        "seed": seed,
+        "video_fps": video_fps,
+        "limits": {
+            "max_steps": limits.max_steps,
+            "max_game_s": limits.max_game_s,
+            "max_frames": limits.max_frames,
+        },
+    }
+
+
+def settings_changes(meta: dict[str, Any], expected: dict[str, Any]) -> list[str]:
+    """The settings in which a recorded episode differs from ``expected``, one line each
+    (``limits.max_steps: played with 4, asked 8``). A setting the episode does not record (an
+    episode from an older version) cannot be compared and is not reported."""
+    changes = []
+    for key, want in expected.items():
+        if key not in meta:
+            continue
+        have = meta[key]
+        if isinstance(want, dict) and isinstance(have, dict):
+            changes += [
+                f"{key}.{sub}: played with {have[sub]!r}, asked {value!r}"
+                for sub, value in want.items()
+                if sub in have and have[sub] != value
+            ]
+        elif have != want:
+            changes.append(f"{key}: played with {have!r}, asked {want!r}")
+    return changes
 
 
 @dataclass
@@ -84,8 +147,20 @@ class EpisodeSpec:
     @property
     def seed(self) -> int:
         """Same for every preset on a game and condition, so model comparisons are matched."""
-        key = f"{self.base_seed}:{self.corpus}:{self.game.id}:{self.condition.name}"
-        return zlib.crc32(key.encode()) & 0x7FFFFFFF
+        return episode_seed(self.base_seed, self.corpus, self.game.id, self.condition.name)
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """The settings ``meta.json`` records for a rerun to compare (:func:`episode_settings`)."""
+        return episode_settings(
+            corpus=self.corpus,
+            game_id=self.game.id,
+            preset=self.preset.name,
+            condition=self.condition.name,
+            seed=self.seed,
+            video_fps=self.runtime_options.video_fps,
+            limits=self.limits,
+        )
 
 
 class InfrastructureError(RuntimeError):
@@ -116,6 +191,14 @@ def _should_stop(spec: EpisodeSpec, steps: int, t_game: float, frames: int) -> s
     if lim.max_frames is not None and frames >= lim.max_frames:
         return "frames"
     return None
+
+
+def _keep_failing_slice(recorder: EpisodeRecorder, failure: GameFailure) -> None:
+    """Add the frames the game produced in the slice it failed in to the video: they show what
+    happened, and a game that dies in its first step would otherwise leave no video at all.
+    Frames the recorder cannot take (another size) are dropped: the failure is what counts."""
+    with contextlib.suppress(ValueError):
+        recorder.add_frames(failure.frames)
 
 
 def run_episode(
@@ -153,6 +236,8 @@ def run_episode(
         "versions": _versions(),
         "host": platform.node(),
         "monitored": spec.monitored,
+        **spec.settings,
+        "wall_timeout_s": spec.limits.wall_timeout_s,
     }
     if spec.monitor_dir is not None:
         meta["monitor_dir"] = str(spec.monitor_dir)
@@ -178,7 +263,6 @@ def run_episode(
             # a game that resizes its window or a screen that clips it.
             screen = (obs.frame.shape[1], obs.frame.shape[0])
             meta["screen"] = list(screen)
-            meta["video_fps"] = options.video_fps
             while True:
                 if reason := _should_stop(spec, recorder.steps, t_game, recorder.frames):
                     stop_reason = reason
@@ -223,12 +307,13 @@ def run_episode(
                     options=spec.preset.parser_options,
                 )
                 invalid = any(isinstance(a, Invalid) for a in actions)
-                invalid_steps += invalid
+                # What the trace, the history and the next prompt carry: valid Unicode always.
+                response = writable_text(reply.text)
                 record: dict[str, Any] = {
                     "step": step,
                     "t_game": round(obs.t_game, 6),
                     "frame": recorder.frames,
-                    "response": reply.text,
+                    "response": response,
                     "actions": actions_to_json(actions),
                     "invalid": invalid,
                     "latency_s": round(reply.latency_s, 4),
@@ -243,7 +328,7 @@ def run_episode(
                     entry_from_response(
                         step,
                         obs.t_game,
-                        reply.text,
+                        response,
                         invalid=invalid,
                         frame=before if spec.preset.history_frames else None,
                     )
@@ -251,10 +336,13 @@ def run_episode(
                 try:
                     frames = runtime.act(actions, step_s)
                 except GameFailure as failure:
+                    _keep_failing_slice(recorder, failure)
                     recorder.add_step(record)
-                    raise failure
+                    invalid_steps += invalid
+                    raise
                 recorder.add_frames(frames)
                 recorder.add_step(record)
+                invalid_steps += invalid  # counted once the step is recorded, never before
                 obs = runtime.observe()
                 t_game = obs.t_game
                 history.mark_last(screen_changed(before, obs.frame))
@@ -269,10 +357,11 @@ def run_episode(
         except InsufficientSpace as exc:  # the disk is ours, not the game's: play it again later
             raise InfrastructureError(str(exc)) from exc
         except Exception as exc:
-            # A bug met on one game must not stop the node's other games: the episode is
-            # recorded as crashed, with the harness named as the cause and the traceback logged.
+            # A bug met on one game must not stop the node's other games, nor be blamed on the
+            # game: the episode is recorded as a harness error (not final: a rerun replays it),
+            # with what was played so far and the traceback in the log.
             traceback.print_exc(file=sys.stderr)
-            status, error = RunStatus.CRASHED, f"harness error: {type(exc).__name__}: {exc}"
+            status, error = RunStatus.HARNESS_ERROR, f"harness error: {type(exc).__name__}: {exc}"
         finally:
             runtime.close()
         steps = recorder.steps

@@ -5,10 +5,15 @@ baselines), run W worker processes that take games from a shared queue and share
 then stop it. Workers are processes, not threads: a game runtime that wedges or a native crash in
 a codec takes down one worker, not the node, and video encoding runs on every core.
 
-Resume: a game whose episode directory already holds ``meta.json`` is not played again. The
-shard's manifest is written only when every game has an episode; an episode lost to an
-infrastructure failure (model server gone, worker killed) leaves no ``meta.json``, makes the job
-exit non-zero, and is played on the next attempt.
+Resume: a game whose episode directory already holds a final episode (a readable ``meta.json``
+whose status is the game's own, played with the settings this job asks for) is not played again.
+The shard's manifest is written only when every game has a final episode. Everything else is
+left to the next attempt and makes the job exit non-zero, so Snakemake or Slurm retries it: an
+episode lost to an infrastructure failure (model server gone, worker killed, game not acquired)
+leaves no ``meta.json``; one that ended by our fault (``model_error``, ``harness_error``) keeps
+its evidence until it is replayed. Before an episode is played again, its old folder (not final,
+unreadable, or played with other settings) is moved to ``.replaced/{game}`` beside it and the
+reason is logged.
 
 A game whose row carries the triage policy ``monitor`` (``options.triage.policy``, risk 3) plays
 with extra logging: its process list and its own logs are kept (playsuite.harness.monitor).
@@ -25,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing as mp
+import os
 import queue
 import shutil
 import signal
@@ -37,25 +43,35 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from playsuite.catalog.acquire import AcquisitionError, load_acquired
 from playsuite.catalog.corpus import GameEntry
 from playsuite.config import Condition
-from playsuite.files import MB, read_json, require_free_space
+from playsuite.files import MB, require_free_space
 from playsuite.harness.costs import HEARTBEAT_S, CostRecord
-from playsuite.harness.episode import EpisodeLimits, EpisodeSpec, InfrastructureError, run_episode
+from playsuite.harness.episode import (
+    EpisodeLimits,
+    EpisodeSpec,
+    InfrastructureError,
+    episode_seed,
+    episode_settings,
+    run_episode,
+    settings_changes,
+)
 from playsuite.harness.lock import ShardBusy, exclusive_lock, lock_path_for
 from playsuite.harness.manifest import EpisodeSummary, write_manifest
 from playsuite.harness.monitor import EpisodeMonitor, monitor_dir, needs_monitoring
 from playsuite.harness.recorder import (
     FREE_SPACE_SETTING,
-    META_NAME,
     episode_finished,
     staging_leftovers,
 )
 from playsuite.harness.scratch import owned_tempdir, sweep_stale_tempdirs
 from playsuite.inference.command import fill_server_argv
 from playsuite.inference.engine import DEFAULT_VLLM
+from playsuite.judge.episode import EpisodeError, read_meta
 from playsuite.processes import Terminated, die_with_parent, raise_on_sigterm, sigterm_raises
 from playsuite.registry import Preset
+from playsuite.runtimes.base import is_final_status
 
 #: Video frame rate per runtime: pygame games are recorded at the paper's 30 fps; browser and
 #: native games at 10 fps of game time (screenshots are the expensive part there).
@@ -114,6 +130,24 @@ class ShardJob:
             out = self.single_episode_dir
             return out.parent / f".{out.name}.lock"
         return self.runs_dir / f".{self.shard or 'shard'}.lock"
+
+    def fps_for(self, game: GameEntry) -> float:
+        return self.video_fps.get(game.runtime, 10.0)
+
+    def limits_for(self, game: GameEntry) -> EpisodeLimits:
+        return self.limits_by_runtime.get(game.runtime, EpisodeLimits())
+
+    def settings_for(self, game: GameEntry) -> dict[str, Any]:
+        """The settings this job plays ``game`` with, as its ``meta.json`` would record them."""
+        return episode_settings(
+            corpus=self.corpus,
+            game_id=game.id,
+            preset=self.preset.name,
+            condition=self.condition.name,
+            seed=episode_seed(self.base_seed, self.corpus, game.id, self.condition.name),
+            video_fps=self.fps_for(game),
+            limits=self.limits_for(game),
+        )
 
 
 def summary_of(job: ShardJob, game_id: str, meta: dict[str, Any]) -> EpisodeSummary:
@@ -223,10 +257,10 @@ def _worker_loop(
             if game is None:
                 break
             events.put(("start", worker, game.id, None))
-            fps = job.video_fps.get(game.runtime, 10.0)
+            fps = job.fps_for(game)
             workdir = scratch_root / game.id
             workdir.mkdir(parents=True, exist_ok=True)
-            limits = job.limits_by_runtime.get(game.runtime, EpisodeLimits())
+            limits = job.limits_for(game)
             monitored = needs_monitoring(game.options)
             watch_dir = monitor_dir(job.log_dir or job.runs_dir / "logs", game.id)
             try:
@@ -369,8 +403,68 @@ def _stop_workers(procs: list[Any], timeout_s: float = WORKER_STOP_S) -> None:
             proc.join(timeout=5)
 
 
+REPLACED_DIR = ".replaced"
+
+
+def _set_aside(out: Path) -> Path:
+    """Move an episode folder that is to be played again to ``.replaced/{name}`` beside it.
+
+    The replay then starts from an empty folder (no old video or trace can end up next to the
+    new ``meta.json``), and the old folder stays for inspection until the next replay.
+    """
+    aside = out.parent / REPLACED_DIR / out.name
+    if aside.exists():
+        shutil.rmtree(aside)
+    aside.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(out, aside)
+    return aside
+
+
+def _replay_reason(job: ShardJob, game: GameEntry, meta: dict[str, Any]) -> str | None:
+    """Why a recorded episode must be played again by this job, or None to keep it."""
+    status = str(meta.get("status"))
+    if not is_final_status(status):
+        return f"status {status!r} is not the game's own result ({meta.get('error') or 'no error'})"
+    if changes := settings_changes(meta, job.settings_for(game)):
+        return "it was played with other settings: " + "; ".join(changes)
+    return None
+
+
+def _finished_episode(job: ShardJob, game: GameEntry) -> dict[str, Any] | None:
+    """The ``meta.json`` of the game's episode when this job keeps it; otherwise None, after
+    setting aside whatever episode is there, with the reason (naming the file) in the log."""
+    out = job.episode_dir(game.id)
+    if not episode_finished(out):
+        return None
+    try:
+        meta = read_meta(out)
+    except EpisodeError as exc:
+        reason = f"its meta.json cannot be read ({exc})"
+    else:
+        if (reason := _replay_reason(job, game, meta)) is None:
+            return meta
+    aside = _set_aside(out)
+    print(f"episode {game.id} is played again: {reason}; old folder: {aside}", file=sys.stderr)
+    return None
+
+
+def _not_acquired(job: ShardJob, game: GameEntry) -> str | None:
+    """Why ``game`` cannot be played on this node (not acquired), or None. Ours to fix, never the
+    game's launch failure: the episode is left for the attempt after acquisition."""
+    try:
+        load_acquired(job.games_dir, game.id)
+    except AcquisitionError as exc:
+        return f"{exc}: run the acquire stage first"
+    except ValueError as exc:  # a damaged acquired.json: acquiring again repairs it
+        return f"game {game.id!r}: unreadable acquisition record: {exc}"
+    return None
+
+
 def run_shard(job: ShardJob, manifest_path: Path | None = None) -> int:
-    """Play every game of the shard; write the manifest when all have episodes. Exit code.
+    """Play every game of the shard; write the manifest when all have final episodes.
+
+    Returns the exit code: 1 when any episode is left for a rerun (not played, lost, or ended by
+    a failure of ours), so the workflow retries the job; 0 once every episode is final.
 
     Raises :class:`~playsuite.harness.lock.ShardBusy` when another live job holds the shard,
     :class:`~playsuite.files.InsufficientSpace` when the results folder is short of space, and
@@ -414,16 +508,17 @@ def _play_shard(job: ShardJob, manifest_path: Path | None) -> int:
     log_dir = job.log_dir or job.runs_dir / "logs"
     log_dir.mkdir(parents=True, exist_ok=True)
     summaries: dict[str, EpisodeSummary] = {}
+    failures: dict[str, str] = {}
     todo: list[GameEntry] = []
     for game in job.games:
-        out = job.episode_dir(game.id)
-        if episode_finished(out):
-            summaries[game.id] = summary_of(job, game.id, read_json(out / META_NAME))
+        if (meta := _finished_episode(job, game)) is not None:
+            summaries[game.id] = summary_of(job, game.id, meta)
+        elif missing := _not_acquired(job, game):
+            failures[game.id] = missing
         else:
             todo.append(game)
-            for leftover in staging_leftovers(out):  # ours to remove: the shard is locked
-                shutil.rmtree(leftover, ignore_errors=True)
-    failures: dict[str, str] = {}
+            for leftover in staging_leftovers(job.episode_dir(game.id)):
+                shutil.rmtree(leftover, ignore_errors=True)  # ours to remove: the shard is locked
     server = sock_dir = None
     uds: str | None = None
     stop_monitor = threading.Event()
@@ -484,8 +579,11 @@ def _play_shard(job: ShardJob, manifest_path: Path | None) -> int:
                 progress.update(worker, game_id, str(step + 1), f"t={t_game:.0f}s")
             elif kind == "done":
                 current.pop(worker, None)
-                summaries[game_id] = summary_of(job, game_id, payload)
-                progress.done += 1
+                if is_final_status(payload["status"]):
+                    summaries[game_id] = summary_of(job, game_id, payload)
+                    progress.done += 1
+                else:  # recorded, but our failure: the next attempt plays it again
+                    failures[game_id] = f"{payload['status']}: {payload.get('error')}"
                 progress.update(
                     worker, game_id, str(payload.get("steps")), payload["status"], log=True
                 )
@@ -511,7 +609,7 @@ def _play_shard(job: ShardJob, manifest_path: Path | None) -> int:
         for folder in [*scratch.values(), *([sock_dir] if sock_dir else [])]:
             shutil.rmtree(folder, ignore_errors=True)
         for game_id, error in sorted(failures.items()):
-            print(f"episode {game_id} not recorded: {error}", file=sys.stderr)
+            print(f"episode {game_id} left for a rerun: {error}", file=sys.stderr)
         for error in monitor_errors:
             print(error, file=sys.stderr)
     if failures:

@@ -112,6 +112,7 @@ def standin_argv(
     invalid_json_first: int = 0,
     ignore_sigterm: bool = False,
     limit_mm_per_prompt: dict[str, int] | None = None,
+    answers: list[str] | None = None,
 ) -> list[str]:
     """The argv that starts the stand-in test server (see :mod:`.standin_server`)."""
     argv = [
@@ -141,6 +142,8 @@ def standin_argv(
         argv.append("--ignore-sigterm")
     if limit_mm_per_prompt is not None:
         argv += ["--limit-mm-per-prompt", _json_flag(limit_mm_per_prompt)]
+    if answers:
+        argv += ["--answers", json.dumps(answers)]  # ASCII: escapes survive any command line
     return argv
 
 

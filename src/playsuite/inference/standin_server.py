@@ -12,8 +12,10 @@ never looks at the images: nothing it says is a model's judgement.
 It can also misbehave on purpose, to test recovery paths: refuse connections for a while
 (``--startup-delay``: the socket is bound but not listening, as vLLM's is while the model loads),
 answer slowly (``--latency``), exit abruptly (``--crash-after``), hang (``--stall-after``), ignore
-SIGTERM (``--ignore-sigterm``), or answer invalid JSON to the first schema requests
-(``--invalid-json-first``). It is also the server behind ``benchmarks/inference_client.py``.
+SIGTERM (``--ignore-sigterm``), answer invalid JSON to the first schema requests
+(``--invalid-json-first``), or give set texts to the first chat requests (``--answers``, a JSON
+list: JSON escapes carry what no command line can, such as a lone surrogate ``\ud800``). It is
+also the server behind ``benchmarks/inference_client.py``.
 
 Standard library only at startup (the random baseline is imported in the background after the
 socket listens), so it is ready in a fraction of a second::
@@ -387,6 +389,7 @@ class Behaviour:
     crash_after: int | None = None
     stall_after: int | None = None
     invalid_json_first: int = 0
+    answers: list[str] = field(default_factory=list)  # texts of the first chat answers
     limits: Limits = field(default_factory=Limits)
 
 
@@ -426,6 +429,8 @@ def answer(state: StandInState, parsed: ParsedRequest, number: int, index: int) 
         text = json.dumps(minimal_instance(fmt["json_schema"]["schema"]))
     elif fmt["type"] == "json_object":
         text = "{}"
+    elif number <= len(beh.answers):
+        text = beh.answers[number - 1]
     else:
         seed = body.get("seed")
         if seed is not None:  # same seed + same prompt -> same answer, as with vLLM
@@ -615,6 +620,13 @@ def serve(uds: str, behaviour: Behaviour, startup_delay_s: float = 0.0) -> None:
         sys.stderr.write("standin: stopped\n")
 
 
+def _text_list(value: str) -> list[str]:
+    texts = json.loads(value)
+    if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
+        raise argparse.ArgumentTypeError("--answers must be a JSON list of strings")
+    return texts
+
+
 def build_arg_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m playsuite.inference.standin_server",
@@ -629,6 +641,7 @@ def build_arg_parser() -> argparse.ArgumentParser:
     p.add_argument("--crash-after", type=int, help="exit abruptly on chat request N+1")
     p.add_argument("--stall-after", type=int, help="hang on chat request N+1 and after")
     p.add_argument("--invalid-json-first", type=int, default=0, help="invalid schema answers")
+    p.add_argument("--answers", type=_text_list, default=[], help="JSON list: first chat answers")
     p.add_argument("--ignore-sigterm", action="store_true", help="only SIGKILL stops it")
     p.add_argument("--limit-mm-per-prompt", type=json.loads, default={"image": 4, "video": 1})
     p.add_argument("--max-model-len", type=int, default=32768)
@@ -647,6 +660,7 @@ def main(argv: list[str] | None = None) -> int:
         crash_after=args.crash_after,
         stall_after=args.stall_after,
         invalid_json_first=args.invalid_json_first,
+        answers=args.answers,
         limits=limits,
     )
 

@@ -32,6 +32,16 @@ class EpisodeError(ValueError):
     """An episode directory that is missing files or holds malformed ones."""
 
 
+class CorruptEpisode(EpisodeError):
+    """A file of the episode exists but cannot be read as what it should be. Distinct from a
+    missing episode: something was recorded and then damaged, and it must be seen, not skipped.
+    ``file`` is the damaged file."""
+
+    def __init__(self, file: Path, detail: str) -> None:
+        super().__init__(f"{file}: {detail}")
+        self.file = file
+
+
 @dataclass(frozen=True)
 class Step:
     """One agent step of the trace, with only what the judges use."""
@@ -86,29 +96,33 @@ class Episode:
 
 
 def read_meta(path: str | Path) -> dict[str, Any]:
+    """``meta.json`` of an episode directory: :class:`EpisodeError` when it is absent,
+    :class:`CorruptEpisode` when it is there but not a JSON object."""
     file = Path(path) / META
     try:
         meta = read_json(file)
     except FileNotFoundError:
         raise EpisodeError(f"{path}: no {META}") from None
-    except json.JSONDecodeError as exc:
-        raise EpisodeError(f"{file}: not JSON: {exc}") from None
+    except ValueError as exc:  # not JSON, or not UTF-8 text
+        raise CorruptEpisode(file, f"not JSON: {exc}") from None
+    except OSError as exc:
+        raise CorruptEpisode(file, f"cannot be read: {exc}") from None
     if not isinstance(meta, dict):
-        raise EpisodeError(f"{file}: must hold a JSON object")
+        raise CorruptEpisode(file, "must hold a JSON object")
     return meta
 
 
-def _step(obj: Any, where: str) -> Step:
+def _step(obj: Any, file: Path, where: str) -> Step:
     if not isinstance(obj, dict):
-        raise EpisodeError(f"{where}: a trace line must be a JSON object")
+        raise CorruptEpisode(file, f"{where}: a trace line must be a JSON object")
     try:
         t_game = float(obj["t_game"])
         actions = obj.get("actions") or []
         if not isinstance(actions, list) or not all(isinstance(a, dict) for a in actions):
-            raise EpisodeError(f"{where}: 'actions' must be a list of objects")
+            raise CorruptEpisode(file, f"{where}: 'actions' must be a list of objects")
         probes = obj.get("probes") or {}
         if not isinstance(probes, dict):
-            raise EpisodeError(f"{where}: 'probes' must be an object")
+            raise CorruptEpisode(file, f"{where}: 'probes' must be an object")
         return Step(
             step=int(obj.get("step", 0)),
             t_game=t_game,
@@ -117,11 +131,11 @@ def _step(obj: Any, where: str) -> Step:
             probes=probes,
         )
     except KeyError as exc:
-        raise EpisodeError(f"{where}: missing field {exc}") from None
+        raise CorruptEpisode(file, f"{where}: missing field {exc}") from None
     except (TypeError, ValueError) as exc:
         if isinstance(exc, EpisodeError):
             raise
-        raise EpisodeError(f"{where}: {exc}") from None
+        raise CorruptEpisode(file, f"{where}: {exc}") from None
 
 
 def read_trace(path: str | Path) -> tuple[Step, ...]:
@@ -130,15 +144,19 @@ def read_trace(path: str | Path) -> tuple[Step, ...]:
     if not file.exists():
         return ()
     steps = []
-    with open(file, encoding="utf-8") as fh:
-        for n, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise EpisodeError(f"{file}:{n}: not JSON: {exc}") from None
-            steps.append(_step(obj, f"{file}:{n}"))
+    try:
+        with open(file, encoding="utf-8") as fh:
+            lines = fh.readlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CorruptEpisode(file, f"cannot be read: {exc}") from None
+    for n, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise CorruptEpisode(file, f"line {n}: not JSON: {exc}") from None
+        steps.append(_step(obj, file, f"line {n}"))
     return tuple(sorted(steps, key=lambda s: (s.t_game, s.step)))
 
 

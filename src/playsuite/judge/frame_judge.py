@@ -24,7 +24,12 @@ import numpy as np
 from PIL import Image
 
 from playsuite.judge.episode import Episode, Step
-from playsuite.judge.result import NO_VIDEO, empty_milestones, failed, judgement
+from playsuite.judge.result import (
+    corrupt_video,
+    empty_milestones,
+    judgement,
+    unjudgeable_video,
+)
 from playsuite.judge.schema import MAX_DISTINCT_INTERACTIONS
 from playsuite.judge.state_judge import probe_findings
 from playsuite.judge.video import SampledVideo, VideoError, sample_video
@@ -265,11 +270,12 @@ def judge_frames(sampled: SampledVideo, steps: Sequence[Step], name: str = "fram
 
 
 def judge_episode_frames(episode: Episode, name: str = "frame") -> dict:
-    """Sample the episode's video and judge it; ``no_video`` when there is nothing to see."""
-    if not episode.has_video:
-        return failed(name, NO_VIDEO, f"no video in {episode.path} (status {episode.status})")
+    """Sample the episode's video and judge it; ``no_video`` when nothing was recorded,
+    ``corrupt_video`` when a recorded video cannot be read."""
+    if (unjudgeable := unjudgeable_video(name, episode)) is not None:
+        return unjudgeable
     try:
         sampled = sample_video(episode.video_path)
     except VideoError as exc:
-        return failed(name, NO_VIDEO, str(exc))
+        return corrupt_video(name, exc)
     return judge_frames(sampled, episode.steps, name)

@@ -24,7 +24,7 @@ from playsuite.inference.engine import DEFAULT_VLLM
 from playsuite.judge.context import game_context, load_prompt, read_readme
 from playsuite.judge.episode import Episode, EpisodeError, load_episode
 from playsuite.judge.frame_judge import judge_episode_frames
-from playsuite.judge.result import NO_EPISODE, failed, write_judgement
+from playsuite.judge.result import episode_unreadable, write_judgement
 from playsuite.judge.state_judge import judge_state
 from playsuite.registry import JudgePreset, load_registry
 
@@ -159,7 +159,7 @@ def judge_shard(
             try:
                 episode = load_episode(episode_dir)
             except EpisodeError as exc:
-                record(out_path, failed(name, NO_EPISODE, str(exc)))
+                record(out_path, episode_unreadable(name, exc))
                 continue
             record(out_path, LOCAL_JUDGES[name](episode, name))
         return counts
@@ -173,7 +173,7 @@ def judge_shard(
         try:
             episode = load_episode(episode_dir)
         except EpisodeError as exc:
-            record(out_path, failed(name, NO_EPISODE, str(exc)))
+            record(out_path, episode_unreadable(name, exc))
             continue
         key = str(episode_dir)
         items.append(JudgeItem(key, episode, episode_context(episode, options)))

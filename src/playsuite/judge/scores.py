@@ -3,9 +3,11 @@
 Columns (DESIGN.md "Tables"): ``corpus preset family condition history_k hz variant game genre
 judge level status``. ``status`` is the episode's run status when the run did not end ``ok``
 (crashed, timeout...), else ``ok`` when the judge produced a level, else ``judge_<status>``
-(``judge_failed``, ``judge_no_video``, ``judge_no_probes``). Rows that are not ``ok`` are kept, so
-counts of valid evaluations can be reported, and excluded from means by the analysis. ``level``
-is empty when the judge gave none.
+(``judge_failed``, ``judge_no_video``, ``judge_no_probes``, ``judge_corrupt_video``...). An
+episode whose ``meta.json`` is damaged has the status ``corrupt_meta`` (``missing_episode`` when
+there is none). Rows that are not ``ok`` are kept, so counts of valid evaluations can be
+reported and damaged episodes are seen, and excluded from means by the analysis. ``level`` is
+empty when the judge gave none.
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ import pandas as pd
 
 from playsuite.config import Condition
 from playsuite.files import atomic_open
-from playsuite.judge.episode import EpisodeError, read_meta
-from playsuite.judge.result import OK, read_judgement
+from playsuite.judge.episode import CorruptEpisode, EpisodeError, read_meta
+from playsuite.judge.result import CORRUPT_META, OK, read_judgement
 
 SCORE_COLUMNS: tuple[str, ...] = (
     "corpus",
@@ -98,6 +100,8 @@ def collect_scores(
         corpus, preset, condition, game = ep.parts[-4:]
         try:
             status = str(read_meta(ep).get("status", OK))
+        except CorruptEpisode:
+            status = CORRUPT_META
         except EpisodeError:
             status = "missing_episode"
         rows.append(

@@ -32,7 +32,7 @@ from typing import Any
 from playsuite.inference.client import InferenceClient, InferenceError, InvalidJSONAnswer
 from playsuite.inference.messages import user_message, video_data_url
 from playsuite.judge.episode import Episode
-from playsuite.judge.result import FAILED, NO_VIDEO, failed, judgement
+from playsuite.judge.result import FAILED, corrupt_video, failed, judgement, unjudgeable_video
 from playsuite.judge.schema import MilestoneError, milestone_schema
 from playsuite.judge.video import SampledVideo, VideoError, encode_mp4_bytes, sample_video
 
@@ -141,14 +141,18 @@ class VLMJudge:
         return out
 
     def judge(self, item: JudgeItem) -> dict[str, Any]:
-        """Prepare and ask for one episode (``no_video`` when there is nothing to judge)."""
-        if not item.episode.has_video:
-            return failed(self.name, NO_VIDEO, f"no video in {item.episode.path}")
+        """Prepare and ask for one episode (``no_video`` / ``corrupt_video`` without a video)."""
+        prepared = self._prepare_or_fail(item)
+        return prepared if isinstance(prepared, dict) else self.ask(prepared)
+
+    def _prepare_or_fail(self, item: JudgeItem) -> JudgeRequest | dict[str, Any]:
+        """The request for an episode, or its judgement when its video cannot be judged."""
+        if (unjudgeable := unjudgeable_video(self.name, item.episode)) is not None:
+            return unjudgeable
         try:
-            request = self.prepare(item)
+            return self.prepare(item)
         except VideoError as exc:
-            return failed(self.name, NO_VIDEO, str(exc))
-        return self.ask(request)
+            return corrupt_video(self.name, exc)
 
     # -- many episodes --------------------------------------------------------------------------
 
@@ -174,14 +178,6 @@ class VLMJudge:
         window = threading.BoundedSemaphore(concurrency + prefetch)
         results: queue.Queue[tuple[str, dict[str, Any]]] = queue.Queue()
 
-        def prepare_one(item: JudgeItem) -> JudgeRequest | dict[str, Any]:
-            if not item.episode.has_video:
-                return failed(self.name, NO_VIDEO, f"no video in {item.episode.path}")
-            try:
-                return self.prepare(item)
-            except VideoError as exc:
-                return failed(self.name, NO_VIDEO, str(exc))
-
         def run_request(key: str, fut: Future[JudgeRequest | dict[str, Any]]) -> None:
             try:
                 prepared = fut.result()
@@ -199,7 +195,7 @@ class VLMJudge:
         ):
             for item in items:
                 window.acquire()
-                ask.submit(run_request, item.key, prep.submit(prepare_one, item))
+                ask.submit(run_request, item.key, prep.submit(self._prepare_or_fail, item))
                 submitted += 1
                 while not results.empty():
                     yielded += 1

@@ -26,7 +26,11 @@ from playsuite.catalog.corpus import GameEntry
 
 
 class RunStatus(enum.StrEnum):
-    """Episode status values recorded in ``meta.json`` (DESIGN.md "Episode directory")."""
+    """Episode status values recorded in ``meta.json`` (DESIGN.md "Episode directory").
+
+    Only what the game did is a final result; a status that blames us (:attr:`final` false)
+    keeps its evidence on disk but leaves the episode to be played again by a rerun.
+    """
 
     OK = "ok"
     CRASHED = "crashed"
@@ -34,21 +38,46 @@ class RunStatus(enum.StrEnum):
     LAUNCH_FAILED = "launch_failed"
     SANDBOX_VIOLATION = "sandbox_violation"
     MODEL_ERROR = "model_error"  # the model server refused a step's request (HTTP 4xx)
+    HARNESS_ERROR = "harness_error"  # our code failed (a bug, a sandbox that cannot start)
+
+    @property
+    def final(self) -> bool:
+        """True when the status is the game's own outcome, so a rerun must not replay it.
+
+        ``model_error`` and ``harness_error`` say the request we built or the code we ran failed:
+        once the setting or the bug is fixed the same episode can be played properly.
+        """
+        return self not in (RunStatus.MODEL_ERROR, RunStatus.HARNESS_ERROR)
+
+
+def is_final_status(status: str) -> bool:
+    """:attr:`RunStatus.final` for a status read from disk; an unknown status is not final."""
+    try:
+        return RunStatus(status).final
+    except ValueError:
+        return False
 
 
 class GameFailure(RuntimeError):
-    """The game, not the harness, failed; ``status`` is what the episode records."""
+    """The game, not the harness, failed; ``status`` is what the episode records.
 
-    def __init__(self, status: RunStatus, message: str) -> None:
+    ``frames`` are the video frames the game produced in the failing slice before it failed:
+    the recorder keeps them, so a game that dies in its first step still leaves a video.
+    """
+
+    def __init__(
+        self, status: RunStatus, message: str, frames: list[np.ndarray] | None = None
+    ) -> None:
         super().__init__(message)
         self.status = status
+        self.frames: list[np.ndarray] = list(frames or [])
 
 
 class GameExited(GameFailure):
     """The game quit by itself (exit code 0), e.g. a Quit menu entry: the episode just ends."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(RunStatus.OK, message)
+    def __init__(self, message: str, frames: list[np.ndarray] | None = None) -> None:
+        super().__init__(RunStatus.OK, message, frames)
 
 
 @dataclass(frozen=True)

@@ -356,6 +356,7 @@ class BrowserRuntime(Runtime):
         watchdog = threading.Timer(self.options.slice_timeout_s, self._on_hang)
         watchdog.daemon = True
         watchdog.start()
+        frames: list[np.ndarray] = []  # what was captured before a failure is kept as evidence
         try:
             return play_timeline(
                 events,
@@ -363,16 +364,20 @@ class BrowserRuntime(Runtime):
                 advance_to=lambda t: self._run_to(base_ms + round(t * 1000)),
                 apply=self._apply,
                 capture=self._capture,
+                frames=frames,
             )
-        except GameFailure:
+        except GameFailure as failure:
+            failure.frames = failure.frames or frames
             raise
         except Exception as exc:
             if self._hung:
                 raise GameFailure(
                     RunStatus.TIMEOUT,
                     f"a {seconds:g} s slice took more than {self.options.slice_timeout_s:g} s",
+                    frames,
                 ) from exc
-            raise GameFailure(RunStatus.CRASHED, f"page failed during a slice: {exc}") from exc
+            message = f"page failed during a slice: {exc}"
+            raise GameFailure(RunStatus.CRASHED, message, frames) from exc
         finally:
             watchdog.cancel()
 

@@ -11,7 +11,8 @@ asked for *before* reading what follows it, and a message that does not fit ends
 * its type is one the harness waits for: ``ready`` or ``exit`` while launching, ``frames`` or
   ``exit`` during a slice;
 * ``count`` is what was asked (1 for ``ready``, the slice's frames for ``frames``, at most that
-  for ``exit``);
+  for ``exit`` and for a ``frames`` message marked ``stalled``, the host's report of a hung
+  slice);
 * ``width`` and ``height``: at launch within :data:`MAX_SCREEN` (or the row's ``screen`` where
   that is larger), so a row whose ``screen`` is a rough guess still launches while a forged
   10000x10000 screen does not; afterwards exactly the size accepted at launch (the host scales
@@ -96,7 +97,9 @@ def check_header(header: dict[str, Any], expected: Expected) -> int:
     _check_fields(header, kind)
     count = _int(header, "count", 0 if kind == "exit" else None)
     wanted = 1 if kind == "ready" else expected.frames
-    if count != wanted and not (kind == "exit" and 0 <= count <= wanted):
+    # An exit, or the stall watchdog's report of a hung slice, carries the frames so far.
+    partial = kind == "exit" or (kind == "frames" and header.get("stalled") is True)
+    if count != wanted and not (partial and 0 <= count <= wanted):
         raise ProtocolViolation(f"{count} frames in a {kind!r} message ({wanted} were asked for)")
     payload = _int(header, "payload")
     frame_bytes = _frame_bytes(header, expected) if count else 0
@@ -114,6 +117,8 @@ def _check_fields(header: dict[str, Any], kind: str) -> None:
         raise ProtocolViolation(f"game time {t!r}")
     if not isinstance(header.get("probes", {}), dict):
         raise ProtocolViolation("probes that are not an object")
+    if not isinstance(header.get("stalled", False), bool):
+        raise ProtocolViolation("a 'stalled' flag that is not a boolean")
     if kind == "exit":
         code, error = header.get("code"), header.get("error")
         if not (code is None or isinstance(code, int)):

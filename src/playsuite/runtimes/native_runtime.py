@@ -50,7 +50,14 @@ from playsuite.runtimes.base import (
 )
 from playsuite.runtimes.timeline import InputEvent, frame_times, play_timeline, schedule
 from playsuite.runtimes.xdisplay import DisplayError, VirtualDisplay, Window, XClient
-from playsuite.sandbox import GAME_DIR, SCRATCH_DIR, Bind, SandboxedProcess, game_policy
+from playsuite.sandbox import (
+    GAME_DIR,
+    SCRATCH_DIR,
+    Bind,
+    SandboxedProcess,
+    SandboxUnavailable,
+    game_policy,
+)
 
 log = logging.getLogger(__name__)
 
@@ -158,11 +165,13 @@ class NativeRuntime(Runtime):
             return grabbed[-1]
 
         wall0 = time.monotonic()
+        frames: list[np.ndarray] = []
         try:
-            frames = play_timeline(events, captures, advance_to, self._apply, capture)
+            play_timeline(events, captures, advance_to, self._apply, capture, frames)
         except DisplayError as exc:
             self._stop()
-            raise GameFailure(RunStatus.CRASHED, f"lost the game's window: {exc}") from exc
+            message = f"lost the game's window: {exc}"
+            raise GameFailure(RunStatus.CRASHED, message, frames) from exc
         finally:
             if self._stopped_at is None and self._proc is not None:
                 self._stop()
@@ -171,12 +180,14 @@ class NativeRuntime(Runtime):
         try:
             self._check_alive()
         except GameFailure as exc:
-            exc.frames = frames  # type: ignore[attr-defined]  # the slice up to the end
+            exc.frames = frames  # the slice up to the end
             raise
         overrun = time.monotonic() - wall0
         if overrun > self.options.slice_timeout_s:
             raise GameFailure(
-                RunStatus.TIMEOUT, f"a {seconds:g} s slice took {overrun:.1f} s of wall time"
+                RunStatus.TIMEOUT,
+                f"a {seconds:g} s slice took {overrun:.1f} s of wall time",
+                frames,
             )
         return frames
 
@@ -277,7 +288,8 @@ class NativeRuntime(Runtime):
                 stderr=subprocess.STDOUT,
             )
         except (OSError, ValueError, RuntimeError) as exc:
-            raise GameFailure(RunStatus.LAUNCH_FAILED, f"cannot start the sandbox: {exc}") from exc
+            # Our tool or our policy failed, not the game: the episode is replayed on a rerun.
+            raise SandboxUnavailable(f"cannot start the sandbox: {exc}") from exc
 
     def _await_window(self, before: set[int]) -> Window:
         assert self._x is not None and self._proc is not None

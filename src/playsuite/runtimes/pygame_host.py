@@ -23,6 +23,11 @@ Both pipes are moved to close-on-exec descriptors high above the ones a game ope
 (:func:`_protocol_fd`). That keeps them from programs the game starts and from stray writes, not
 from game code itself, which shares this process: the harness checks every message against what
 it asked for (``playsuite.runtimes.host_protocol``).
+
+A game that hangs inside a slice never comes back to the host, so a watchdog thread reports the
+slice after ``stall_s`` seconds of wall time (sent with the ``act`` command, shortly before the
+harness gives up): a ``frames`` message marked ``stalled`` with the frames captured so far, then
+the host exits. The video keeps what the game showed before it hung.
 """
 
 from __future__ import annotations
@@ -89,16 +94,44 @@ class Host:
         self.namespace: dict = {}
         self.compiled: dict[str, types.CodeType] = {}  # probe name -> compiled expression
         self.fresh: set = set()
+        self.send_lock = threading.RLock()  # the main thread and the stall watchdog both send
+        self.slice_wall_start: float | None = None  # real time the running slice began
+        self.stall_s: float | None = None
 
     # ------------------------------------------------------------------ protocol
 
     def send(self, header: dict, payload: bytes = b"") -> None:
         header["payload"] = len(payload)
         data = json.dumps(header).encode()
-        self.proto_out.write(struct.pack(">I", len(data)) + data)
-        if payload:
-            self.proto_out.write(payload)
-        self.proto_out.flush()
+        with self.send_lock:
+            self.proto_out.write(struct.pack(">I", len(data)) + data)
+            if payload:
+                self.proto_out.write(payload)
+            self.proto_out.flush()
+
+    def send_slice_end(self, header: dict, payload: bytes) -> None:
+        """Send the message that ends the running slice; the watchdog has nothing left to do."""
+        with self.send_lock:
+            self.slice_wall_start = None
+            self.send(header, payload)
+
+    def watch_for_stalls(self) -> None:
+        """(Its own thread.) Report a slice the game has not returned from within ``stall_s``:
+        the frames captured so far, marked ``stalled``, then exit (the harness ends the game)."""
+        while True:
+            _REAL_SLEEP(0.05)
+            started, limit = self.slice_wall_start, self.stall_s
+            if started is None or limit is None or _REAL_MONOTONIC() - started < limit:
+                continue
+            with self.send_lock:
+                if self.slice_wall_start is not started:
+                    continue  # the slice ended meanwhile
+                frames = list(self.frames)
+                w, h = self.video_size or (0, 0)
+                header = {"type": "frames", "stalled": True, "t": round(self.t, 6)}
+                header.update(count=len(frames), width=w, height=h, flips=self.flips, probes={})
+                self.send(header, b"".join(frames))
+                os._exit(0)
 
     def command(self) -> dict:
         line = self.proto_in.readline()
@@ -116,6 +149,8 @@ class Host:
                 self.send(self.status("frame", 1 if frame else 0), frame or b"")
             elif kind == "act":
                 self.begin_slice(float(cmd["seconds"]), int(cmd["frames"]), cmd.get("events", []))
+                self.stall_s = cmd.get("stall_s")
+                self.slice_wall_start = _REAL_MONOTONIC()
                 return
             elif kind == "quit":
                 os._exit(0)
@@ -228,7 +263,7 @@ class Host:
         frames = self.frames
         self.frames = []
         header = self.status("frames", len(frames))
-        self.send(header, b"".join(frames))
+        self.send_slice_end(header, b"".join(frames))
         self.pause()
 
     # ------------------------------------------------------------------ input
@@ -941,6 +976,8 @@ def main() -> None:
 
     pygame = _pygame
     host = Host(config, proto_in, proto_out)
+    watchdog = threading.Thread(target=host.watch_for_stalls, name="playsuite-stalls", daemon=True)
+    watchdog.start()
     _key_tables()
     _patch_time()
     _patch_pygame()
@@ -958,7 +995,7 @@ def main() -> None:
     frames = host.frames
     header = host.status("exit", len(frames))
     header.update(code=code, error=error, launch=not host.ready)
-    host.send(header, b"".join(frames))
+    host.send_slice_end(header, b"".join(frames))
     sys.stderr.flush()
     os._exit(0)
 

@@ -40,10 +40,16 @@ from playsuite.runtimes.base import (
 )
 from playsuite.runtimes.host_protocol import Expected, check_header, check_length, parse_header
 from playsuite.runtimes.timeline import schedule
-from playsuite.sandbox import GAME_DIR, Bind, SandboxedProcess, game_policy
+from playsuite.sandbox import GAME_DIR, Bind, SandboxedProcess, SandboxUnavailable, game_policy
 
 HOST_INSIDE = "/opt/playsuite/pygame_host.py"
 LOG_NAME = "game.log"
+
+
+def stall_report_s(slice_timeout_s: float) -> float:
+    """When the host reports a hung slice: shortly before the harness's own limit, so its
+    frames arrive in time (the harness's limit still holds if the report cannot be sent)."""
+    return slice_timeout_s - min(2.0, slice_timeout_s / 4)
 
 
 class PygameRuntime(Runtime):
@@ -125,7 +131,8 @@ class PygameRuntime(Runtime):
                 stderr=self._log,
             )
         except (OSError, ValueError) as exc:
-            raise GameFailure(RunStatus.LAUNCH_FAILED, f"cannot start the sandbox: {exc}") from exc
+            # Our tool or our policy failed, not the game: the episode is replayed on a rerun.
+            raise SandboxUnavailable(f"cannot start the sandbox: {exc}") from exc
         assert self.proc.popen.stdout is not None
         self._fd = self.proc.popen.stdout.fileno()
         self._send(config)
@@ -148,16 +155,21 @@ class PygameRuntime(Runtime):
         w, h = self._size
         events = schedule([clamp_to_screen(a, w, h) for a in actions], seconds)
         count = frames_per_slice(seconds, self.video_fps)
+        timeout = self.options.slice_timeout_s
         self._send(
             {
                 "cmd": "act",
                 "seconds": seconds,
                 "frames": count,
                 "events": [asdict(e) for e in events],
+                "stall_s": stall_report_s(timeout),
             }
         )
         expected = Expected.slice(count, self._size)
-        header, payload = self._receive(self.options.slice_timeout_s, False, expected)
+        header, payload = self._receive(timeout, False, expected)
+        if header.get("stalled"):  # the host's watchdog: the game hung inside the slice
+            message = f"the slice did not finish within {timeout:g} s of wall time (game hung)"
+            raise GameFailure(RunStatus.TIMEOUT, message, self._evidence(header, payload))
         return self._accept(header, payload)
 
     def probes(self) -> dict[str, Any]:
@@ -228,17 +240,23 @@ class PygameRuntime(Runtime):
     def _failure(self, header: dict[str, Any], payload: bytes, launching: bool) -> None:
         error = header.get("error")
         code = header.get("code")
-        frames = self._decode(header, payload) if header.get("count") else []
+        frames = self._evidence(header, payload)
         if launching:
-            exc: GameFailure = GameFailure(
+            raise GameFailure(
                 RunStatus.LAUNCH_FAILED, f"game ended before its first frame: {error or code}"
             )
-        elif error or code not in (0, None):
-            exc = GameFailure(RunStatus.CRASHED, f"game crashed (exit {code}): {error or ''}")
-        else:
-            exc = GameExited("the game quit by itself")
-        exc.frames = frames  # type: ignore[attr-defined]
-        raise exc
+        if error or code not in (0, None):
+            message = f"game crashed (exit {code}): {error or ''}"
+            raise GameFailure(RunStatus.CRASHED, message, frames)
+        raise GameExited("the game quit by itself", frames)
+
+    def _evidence(self, header: dict[str, Any], payload: bytes) -> list[np.ndarray]:
+        """The frames sent with a failure, or none when they cannot be decoded: the failure is
+        the game's and must be recorded as such, with or without its last frames."""
+        try:
+            return self._decode(header, payload) if header.get("count") else []
+        except ValueError:
+            return []
 
     def _decode(self, header: dict[str, Any], payload: bytes) -> list[np.ndarray]:
         w, h, n = int(header["width"]), int(header["height"]), int(header["count"])

@@ -102,13 +102,16 @@ def play_timeline(
     advance_to: Callable[[float], None],
     apply: Callable[[InputEvent], None],
     capture: Callable[[], Frame],
+    frames: list[Frame] | None = None,
 ) -> list[Frame]:
     """Walk events and capture times in game-time order; events win ties with captures.
 
     ``advance_to(t)`` lets the game run until ``t`` seconds into the slice; ``apply`` injects one
-    event at the current game time; ``capture`` grabs the current screen.
+    event at the current game time; ``capture`` grabs the current screen. Captures are appended
+    to ``frames`` when given, so a caller still holds what was captured when a call raises (the
+    evidence of a game that crashed or hung mid-slice).
     """
-    frames: list[Frame] = []
+    frames = [] if frames is None else frames
     ei = 0
     for tc in captures:
         while ei < len(events) and events[ei].t <= tc:

@@ -20,7 +20,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from playsuite.actions.canonical import Action, Click, Move, Scroll, clamp_to_screen
-from playsuite.actions.parsers.common import COMMON_DEFAULTS, ParseContext, invalid
+from playsuite.actions.parsers.common import (
+    COMMON_DEFAULTS,
+    ParseContext,
+    has_lone_surrogate,
+    invalid,
+)
 from playsuite.actions.parsers.coords import COORDINATE_MODES
 
 #: Parser names in the order of the paper's Table 8.
@@ -133,6 +138,9 @@ def parse_response(
     ctx.frame  # noqa: B018 -- validate the coordinate options before reading any text
     if not isinstance(text, str):
         return [invalid(repr(text), f"answer is not text but {type(text).__name__}")]
+    if has_lone_surrogate(text):
+        # Not valid Unicode: the whole answer is one invalid action, whatever it seems to say.
+        return [invalid(text, "answer is not valid Unicode (a lone surrogate)")]
     try:
         actions = spec.parse_fn(text, ctx)
     except Exception as exc:  # a parser bug must not end an episode; it is recorded instead

@@ -95,7 +95,24 @@ def clip(raw: str) -> str:
 
 
 def invalid(raw: str, reason: str) -> Invalid:
-    return Invalid(clip(raw), reason)
+    return Invalid(clip(writable_text(raw)), reason)
+
+
+#: Halves of UTF-16 pairs: a JSON answer can carry them as ``\ud800`` escapes, but no UTF-8 file
+#: or request body can hold them.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def has_lone_surrogate(text: str) -> bool:
+    """True when ``text`` is not valid Unicode (a model answer that can be neither written to the
+    trace nor sent back in a prompt)."""
+    return _SURROGATE.search(text) is not None
+
+
+def writable_text(text: str) -> str:
+    """``text`` with every lone surrogate replaced by U+FFFD, so the trace, the history and the
+    next prompt can carry it; everything else is kept as the model wrote it."""
+    return _SURROGATE.sub("\ufffd", text)
 
 
 _THINK_TAGS = ("think", "thinking", "reasoning")
