@@ -163,7 +163,8 @@ rule stability:
 
 
 # Cost records are written by the play jobs that the scores table already depends on, so they
-# are complete when the scores table is; the script reads the folder (docs/analysis.md).
+# are complete when the scores table is; the script reads the folder (docs/analysis.md), leaving
+# out the records of the engine checks' play jobs.
 rule cost_performance:
     input:
         scores="results/scores/{judge}.tsv",
@@ -187,6 +188,7 @@ rule cost_performance:
         PLAYSUITE_IMAGE
     params:
         costs=ANALYSIS.costs,
+        engine_checks=list(ENGINE_CHECKS.presets),  # their cost records are not the paper's
     script:
         "../workflow/scripts/analysis_cost.py"
 
@@ -228,6 +230,7 @@ rule reproduction_report:
         ablation_files=list(ABLATIONS.values()),
         reference=[ANALYSIS.reference] if ANALYSIS.reference else [],
         agreement=["results/tables/agreement.csv"] if ANALYSIS.ratings else [],
+        engine_checks=(["results/tables/engine_checks.csv"] if ENGINE_CHECKS else []),
     output:
         csv="results/report/{judge}/reproduction.csv",
         md=report(
@@ -244,6 +247,32 @@ rule reproduction_report:
         PLAYSUITE_IMAGE
     script:
         "../workflow/scripts/analysis_reproduction.py"
+
+
+# Engine checks (engine.checks): tiny random-weight models played and judged through the real
+# engine, tabulated apart from every paper table (docs/analysis.md). Reads the check shards'
+# manifests (and their episodes' meta.json); no scores table holds these runs.
+rule engine_checks_table:
+    input:
+        play=engine_check_play_targets(),
+        judge=JUDGE_PLAN.check_manifests(),
+    output:
+        csv=report(
+            "results/tables/engine_checks.csv",
+            caption="../report/engine_checks.rst",
+            category="Engine checks",
+        ),
+        md="results/tables/engine_checks.md",
+    log:
+        "results/logs/analysis/engine_checks.log",
+    conda:
+        "../envs/playsuite.yaml"
+    container:
+        PLAYSUITE_IMAGE
+    params:
+        judge=ENGINE_CHECKS.judge,
+    script:
+        "../workflow/scripts/analysis_engine_checks.py"
 
 
 rule judge_agreement:

@@ -5,10 +5,12 @@ import sys
 from pathlib import Path
 
 from playsuite.config import Condition, load_validated
+from playsuite.inference.engine import TINY_ARCHITECTURES
 from playsuite.plan import (
     block_index,
     blocks_of,
     corpus_games,
+    engine_checks,
     engine_vllm,
     fault_options,
     game_blocks,
@@ -16,6 +18,7 @@ from playsuite.plan import (
     sandbox_option,
     server_argv_option as _server_argv_option,
     shard_units,
+    tiny_model,
 )
 from playsuite.registry import parse_registry
 
@@ -36,6 +39,9 @@ PLAYSUITE_IMAGE = config.get("container", "containers/game-sandbox.sif")
 PLAY = play_settings(config)
 # The vLLM command of play and judge jobs (engine.vllm).
 ENGINE_VLLM = engine_vllm(config)
+# Engine checks (engine.checks): tiny random-weight presets through the real engine, apart from
+# the paper's runs (their shards are ShardUnit.check; see engine_check_targets()).
+ENGINE_CHECKS = engine_checks(config, REGISTRY)
 PLAY_UNITS = shard_units(config, REGISTRY)
 PLAY_UNIT_BY_KEY = {(u.corpus, u.preset, u.condition, u.shard): u for u in PLAY_UNITS}
 GAME_BLOCKS = game_blocks(config)  # acquisition blocks (rule acquired_block)
@@ -51,9 +57,20 @@ def play_unit(wc):
     return PLAY_UNIT_BY_KEY[(wc.corpus, wc.preset, wc.condition, wc.shard)]
 
 
-def server_argv_option(preset):
-    """play-shard's ``--server-argv`` option from ``play.server_argv`` (empty when unset)."""
-    return _server_argv_option(config, preset)
+def server_argv_option(wc):
+    """play-shard's ``--server-argv`` option from ``play.server_argv`` (empty when unset, and for
+    engine checks, which always start the real engine)."""
+    return "" if play_unit(wc).check else _server_argv_option(config, wc.preset)
+
+
+def play_model(wc):
+    """The tiny model folder a play shard needs built (rule build_tiny_model), if any."""
+    return tiny_model(REGISTRY.preset(wc.preset))
+
+
+def judge_model(wc):
+    """The tiny model folder a judge shard needs built (rule build_tiny_model), if any."""
+    return tiny_model(REGISTRY.judge(wc.judge))
 
 
 def preset_resource(preset, name, default):
@@ -102,12 +119,25 @@ def play_targets():
             if game.runtime in RUNTIMES
         }
     )
-    return [unit.manifest for unit in PLAY_UNITS] + validated
+    return [unit.manifest for unit in PLAY_UNITS if not unit.check] + validated
 
 
 def judge_targets():
     """Scores tables of every judge (rules/judge.smk): on once play_targets() lists episodes."""
     return JUDGE_PLAN.scores_targets()
+
+
+def engine_check_play_targets():
+    """Shard manifests of the engine checks' play jobs (judged by the check judge only)."""
+    return [unit.manifest for unit in PLAY_UNITS if unit.check]
+
+
+def engine_check_targets():
+    """The engine-check table (rules/analysis.smk), which needs every check shard played and
+    judged; nothing without engine.checks."""
+    if not ENGINE_CHECKS:
+        return []
+    return ["results/tables/engine_checks.csv", "results/tables/engine_checks.md"]
 
 
 def analysis_targets():
@@ -147,4 +177,10 @@ def analysis_figure_targets():
 
 def final_outputs():
     """Everything the default target builds."""
-    return catalog_targets() + play_targets() + judge_targets() + analysis_targets()
+    return (
+        catalog_targets()
+        + play_targets()
+        + judge_targets()
+        + engine_check_targets()
+        + analysis_targets()
+    )

@@ -2,11 +2,14 @@
 # Judge jobs have the shape of play jobs: one job per (judge, corpus, preset, condition, shard of
 # games); a Video-LLM judge job runs one model server for its shard. Each job writes a judgement
 # per episode and a shard manifest (its one declared output); judge_scores collects the manifests.
-# Which shards exist is planned by playsuite.judge.plan from play_targets().
+# Which shards exist is planned by playsuite.judge.plan from play_targets(); the engine checks'
+# shards (engine_check_play_targets()) are judged by the check judge only.
 
 from playsuite.judge.plan import JudgePlan
 
-JUDGE_PLAN = JudgePlan(config, REGISTRY, play_targets)
+JUDGE_PLAN = JudgePlan(
+    config, REGISTRY, play_targets, ENGINE_CHECKS.judge, engine_check_play_targets
+)
 
 
 wildcard_constraints:
@@ -18,6 +21,7 @@ wildcard_constraints:
 rule judge_shard:
     input:
         JUDGE_PLAN.inputs,
+        model=judge_model,
     output:
         manifest="results/judgements/{judge}/{corpus}/{preset}/{condition}/shards/{shard}.tsv",
     log:
@@ -36,6 +40,7 @@ rule judge_shard:
         judgement_dir="results/judgements/{judge}/{corpus}/{preset}/{condition}",
         catalogs=JUDGE_PLAN.catalogs(),
         settings=JUDGE_PLAN.settings,
+        server_argv=JUDGE_PLAN.server_argv,
         vllm=ENGINE_VLLM,
         games_dir="results/games",
     script:

@@ -73,6 +73,27 @@ rule acquired_block:
         "printf '%s\\n' {input} > {output} 2> {log}"
 
 
+# A tiny random-weight model (registry `tiny`: the engine checks' presets and judge), built by
+# the engine's own Python into the hf_id folder the preset serves from (playsuite.inference.
+# engine.build_tiny_model: deterministic, offline, replaced atomically). Play and judge shards of
+# tiny presets depend on it.
+rule build_tiny_model:
+    output:
+        directory("results/engine/models/{arch}"),
+    log:
+        "results/logs/engine/build_tiny_model/{arch}.log",
+    benchmark:
+        "results/benchmarks/engine/build_tiny_model/{arch}.tsv"
+    wildcard_constraints:
+        arch="|".join(TINY_ARCHITECTURES),
+    conda:
+        "../envs/playsuite.yaml"
+    params:
+        vllm=ENGINE_VLLM,
+    script:
+        "../workflow/scripts/build_tiny_model.py"
+
+
 rule play_shard:
     input:
         catalog=lambda wc: config["corpora"][wc.corpus]["table"],
@@ -80,6 +101,7 @@ rule play_shard:
             f"results/games/blocks/{wc.corpus}/{block}.txt"
             for block in blocks_of(play_unit(wc), GAME_BLOCK_OF)
         ],
+        model=play_model,
     output:
         manifest="results/runs/{corpus}/{preset}/{condition}/shards/{shard}.tsv",
     log:
@@ -105,7 +127,7 @@ rule play_shard:
         wall_timeout=PLAY["wall_timeout_s"],
         seed=config.get("seed", 0),
         models=config["models"],
-        server_argv=lambda wc: server_argv_option(wc.preset),
+        server_argv=server_argv_option,
         vllm=ENGINE_VLLM,
         sandbox=sandbox_option(config),
         faults=fault_options(config),

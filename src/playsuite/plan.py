@@ -6,6 +6,11 @@ subset. A run's games are cut into shards of ``play.shard_size``: one shard is o
 server, W game workers). Play and judge jobs share these shards, and ``snakemake -n`` only ever
 sees shards, which keeps the paper's DAG small. This module sits above the harness and the
 analysis (it reads ablation files) and is used by the workflow and the command line.
+
+*Engine checks* (``engine.checks``) are runs of their own, apart from the paper's: tiny
+random-weight presets play one corpus under the main with-history condition through the real
+engine, and a tiny judge judges exactly those episodes. Their shards are marked ``check`` so that
+no paper judge, scores table or statistic ever sees them.
 """
 
 from __future__ import annotations
@@ -19,11 +24,13 @@ from typing import Any
 
 from playsuite.agents.prompts import template_for
 from playsuite.analysis.ablations import ablation_plan, load_ablation
+from playsuite.analysis.settings import analysis_settings
 from playsuite.catalog.corpus import GameEntry, load_corpus
+from playsuite.config import ConfigError
 from playsuite.harness.shards import shard_key
 from playsuite.inference.command import fill_server_argv
 from playsuite.inference.engine import DEFAULT_VLLM
-from playsuite.registry import Registry
+from playsuite.registry import JudgePreset, Preset, Registry
 
 PLAY_DEFAULTS: dict[str, Any] = {
     "shard_size": 64,
@@ -45,6 +52,7 @@ class ShardUnit:
     condition: str
     shard: str
     games: tuple[str, ...]
+    check: bool = False  # an engine-check run (engine.checks), kept apart from the paper's
 
     @property
     def run_dir(self) -> str:
@@ -62,6 +70,55 @@ def play_settings(config: Mapping[str, Any]) -> dict[str, Any]:
 def engine_vllm(config: Mapping[str, Any]) -> str:
     """The vLLM command play and judge jobs start (``engine.vllm``; scripts/setup.sh's default)."""
     return str((config.get("engine") or {}).get("vllm") or DEFAULT_VLLM)
+
+
+@dataclass(frozen=True)
+class EngineChecks:
+    """The configured engine checks (``engine.checks``); empty (false) when there are none."""
+
+    corpus: str = ""
+    presets: tuple[str, ...] = ()
+    judge: str = ""
+    condition: str = ""  # the main condition with history (analysis.main.with_history)
+
+    def __bool__(self) -> bool:
+        return bool(self.presets)
+
+
+def engine_checks(config: Mapping[str, Any], registry: Registry) -> EngineChecks:
+    """``engine.checks`` of ``config``, checked against the registry and the rest of the config.
+
+    Checks are random-weight models by definition: every check preset and the check judge must be
+    a ``tiny`` registry entry, and a check preset must not also be one of ``presets`` (its runs
+    would then enter the paper's tables).
+    """
+    raw = (config.get("engine") or {}).get("checks")
+    if not raw:
+        return EngineChecks()
+    corpus = str(raw["corpus"])
+    if corpus not in config["corpora"]:
+        raise ConfigError(f"engine.checks.corpus {corpus!r} is not one of the configured corpora")
+    presets = tuple(raw["presets"])
+    for name in presets:
+        if not registry.preset(name).tiny:
+            raise ConfigError(
+                f"engine.checks: preset {name!r} is not a tiny random-weight preset (models.yaml "
+                "`tiny`); engine checks never run real models"
+            )
+        if name in config["presets"]:
+            raise ConfigError(
+                f"preset {name!r} is both an engine check and one of `presets`; list it in one "
+                "place (engine checks stay out of the paper's tables)"
+            )
+    judge = str(raw["judge"])
+    if not registry.judge(judge).tiny:
+        raise ConfigError(f"engine.checks: judge {judge!r} is not a tiny random-weight judge")
+    return EngineChecks(corpus, presets, judge, analysis_settings(config).with_history)
+
+
+def tiny_model(spec: Preset | JudgePreset) -> list[str]:
+    """The model folder a job of ``spec`` needs built first (``[hf_id]`` of tiny models)."""
+    return [str(spec.hf_id)] if spec.tiny and spec.hf_id else []
 
 
 @cache
@@ -102,19 +159,31 @@ def check_prompt_templates(runs: Sequence[tuple[str, str, str]], registry: Regis
         template_for(registry.preset(preset), condition)
 
 
+def check_runs(
+    config: Mapping[str, Any], registry: Registry
+) -> dict[tuple[str, str, str], list[str]]:
+    """``{(corpus, preset, condition): sorted game ids}`` of the engine checks (none unless
+    ``engine.checks`` is set): every check preset on every game of the check corpus."""
+    checks = engine_checks(config, registry)
+    if not checks:
+        return {}
+    games = sorted(g.id for g in corpus_games(config, checks.corpus))
+    return {(checks.corpus, preset, checks.condition): games for preset in sorted(checks.presets)}
+
+
 def shard_units(config: Mapping[str, Any], registry: Registry) -> list[ShardUnit]:
-    """Every shard job of the plan, in a stable order (its prompt templates checked)."""
+    """Every shard job of the plan, in a stable order: the main runs and ablations, then the
+    engine checks (``check=True``); their prompt templates checked."""
     size = int(play_settings(config)["shard_size"])
     units = []
-    runs = run_games(config, registry)
-    check_prompt_templates(list(runs), registry)
-    for (corpus, preset, condition), games in runs.items():
-        for i in range(0, len(games), size):
-            units.append(
-                ShardUnit(
-                    corpus, preset, condition, shard_key(i // size), tuple(games[i : i + size])
-                )
-            )
+    paper, checks = run_games(config, registry), check_runs(config, registry)
+    check_prompt_templates([*paper, *checks], registry)
+    for check, runs in ((False, paper), (True, checks)):
+        for (corpus, preset, condition), games in runs.items():
+            for i in range(0, len(games), size):
+                shard = shard_key(i // size)
+                chunk = tuple(games[i : i + size])
+                units.append(ShardUnit(corpus, preset, condition, shard, chunk, check))
     return units
 
 

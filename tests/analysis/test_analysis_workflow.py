@@ -15,7 +15,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from playsuite.analysis.engine_checks import TITLE, engine_check_table
 from playsuite.analysis.synthetic import SyntheticSpec, synthetic_scores, write_scores_tsv
+from playsuite.files import write_text_atomic
+from tests.analysis.test_engine_checks import write_check_run
 
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 CONDITIONS = [
@@ -95,6 +98,11 @@ def work(repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
         seed=5,
     )
     write_scores_tsv(synthetic_scores(spec), str(work / "results" / "scores" / "frame.tsv"))
+    # The embedded default's engine checks: their table, made from a check run of fixture
+    # episodes and judgements as rule engine_checks_table makes it; the report adds a section.
+    play, judged = write_check_run(tmp_path_factory.mktemp("checks"))
+    checks = engine_check_table([play], "tiny-judge", [judged])
+    write_text_atomic(work / "results/tables/engine_checks.csv", checks.to_csv(index=False))
     # small bootstrap and stability sizes keep the test quick; the code path is the paper's
     edits = {
         "bootstrap: {resamples: 2000, confidence: 0.95}": "bootstrap: {resamples: 300}",
@@ -156,6 +164,10 @@ def test_every_analysis_output_is_built(work: Path, make_episode, make_judgement
     report = (work / "results/report/frame/reproduction.md").read_text()
     assert "| table2/local/qwen3-vl-8b/k3 | — |" in report
     assert "| table2/itch/qwen3-vl-8b/k3 | — | — | — |" in report
+    # Engine checks: one labelled section after every result, and in no paper table.
+    results, checks = report.split(f"\n## {TITLE}\n")
+    assert "tiny" not in results and "| local | tiny-qwen2.5-vl | k3-hz0.33-base |" in checks
+    assert not [p for p in (work / "results/tables/frame").glob("*.*") if "tiny" in p.read_text()]
     index = (work / "results/inspect/frame/index.html").read_text()
     assert game in index
     assert (work / "results/inspect/frame" / rel / f"{game}.html").exists()

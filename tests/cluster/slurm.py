@@ -4,13 +4,15 @@ The workflow runs exactly as on a cluster: `snakemake --profile profiles/slurm`,
 per rule instance, fake GPUs behind `gpu=1` requests, accounting in slurmdbd. Two configs:
 
 - the embedded default (``write_default_workflow``): a clean copy of the repository and its
-  config/config.yaml, plus the Video-LLM judge ``qwen3.5-9b`` so that GPU jobs exist, with
+  config/config.yaml (engine checks included: a tiny random-weight preset and judge served by
+  the real vLLM CPU build), plus the Video-LLM judge ``qwen3.5-9b`` so that GPU jobs exist, with
   shorter episodes so that it fits in CI;
 - a tiny one (``write_probe_workflow``): two copies of the probe fixture game and a served play
   preset, for the kill-and-resume test.
 
-Model servers are the stand-in (the GPU-inference boundary; see
-playsuite.inference.standin_server), started by the play or judge job on its node like vLLM.
+Model servers of GPU presets and judges are the stand-in (the GPU-inference boundary; see
+playsuite.inference.standin_server), started by the play or judge job on its node like vLLM; the
+engine checks' jobs always start the real engine.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from pathlib import Path
 import yaml
 
 from playsuite.inference.command import standin_argv
+from playsuite.plan import engine_vllm
 from playsuite.processes import probe
 
 REPO = Path(__file__).resolve().parents[2]
@@ -54,10 +57,11 @@ def write_default_workflow(root: Path, *, steps: int = 2) -> Path:
     """A clean copy of the repository under ``root`` and the test's config; the config's path.
 
     The config is config/config.yaml as shipped (local corpus of eight real games, both baselines,
-    every main and ablation condition, the frame and state judges, every table and figure, the
-    catalog sample), with three changes: the Video-LLM judge ``qwen3.5-9b`` joins (served by the
-    stand-in through ``judge.server_argv``; its judge jobs ask for a GPU), episodes are ``steps``
-    long, and the registry's resources fit the test node.
+    every main and ablation condition, the frame and state judges, the engine checks, every table
+    and figure, the catalog sample), with four changes: the Video-LLM judge ``qwen3.5-9b`` joins
+    (served by the stand-in through ``judge.server_argv``, which engine checks ignore; its judge
+    jobs ask for a GPU), episodes are ``steps`` long, the registry's default resources fit the
+    test node, and ``engine.vllm`` names this checkout's engine (the copy leaves out its 2.5 GB).
     """
     ignore = shutil.ignore_patterns(
         ".venv",
@@ -76,6 +80,7 @@ def write_default_workflow(root: Path, *, steps: int = 2) -> Path:
     config["judges"] = [*config["judges"], VLM_JUDGE]
     config["play"]["steps"] = steps
     config.setdefault("judge", {})["server_argv"] = standin_argv("{uds}", model="{preset}")
+    config["engine"]["vllm"] = str(REPO / engine_vllm(config))
     path = root / "config" / "slurm-test.yaml"
     path.write_text(yaml.safe_dump(config, sort_keys=False))
     return path

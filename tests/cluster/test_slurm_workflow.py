@@ -3,7 +3,8 @@ then kill and resume.
 
 Needs root (it starts Slurm with scripts/slurm/start.sh). Each test runs the real profile path:
 every rule instance is an sbatch job, GPU jobs (Video-LLM judge shards, served presets' play
-shards) get a fake GPU, sacct (slurmdbd) reports the jobs.
+shards) get a fake GPU, sacct (slurmdbd) reports the jobs. The embedded default's engine checks
+run vLLM's CPU build (.venv-engine) in their Slurm jobs, without a GPU.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import signal
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
 
@@ -64,17 +66,19 @@ def rule_of(job: dict[str, str]) -> str:
     return job["Comment"].split("_wildcards_")[0].removeprefix("rule_")
 
 
-@pytest.mark.timeout(1800)
+@pytest.mark.timeout(3300)
 def test_embedded_default_runs_on_slurm(slurm: None, tmp_path: Path) -> None:
     """The README's workflow on a clean copy, every rule instance a Slurm job: eight real games
     fetched from the registries, both baselines under every main and ablation condition, the
-    frame, state and (stand-in served) Video-LLM judges, the catalog sample, every table and
-    figure."""
+    frame, state and (stand-in served) Video-LLM judges, the engine checks (a tiny random-weight
+    preset and judge on the real vLLM CPU build), the catalog sample, every table and figure."""
     repo = tmp_path / "playsuite"
     config = write_default_workflow(repo)
     settings = yaml.safe_load(config.read_text())
+    checks = settings["engine"]["checks"]
+    check_condition = settings["analysis"]["main"]["with_history"]
     started = time.monotonic()
-    run_to_end(repo, config, timeout_s=1500, repo=repo)
+    run_to_end(repo, config, timeout_s=2700, repo=repo)
     print(f"embedded default under Slurm: {time.monotonic() - started:.0f} s")
 
     # Every target of the default exists and is up to date: a dry run has nothing left to do.
@@ -86,19 +90,38 @@ def test_embedded_default_runs_on_slurm(slurm: None, tmp_path: Path) -> None:
     corpus = yaml.safe_load((repo / "config/corpora/local.yaml").read_text())["games"]
     games = {g["id"] for g in corpus}
     manifests = sorted((repo / "results/runs/local").glob("*/*/shards/s0000.tsv"))
-    runs = {(m.parents[2].name, m.parents[1].name) for m in manifests}
-    assert {p for p, _ in runs} == set(settings["presets"])
+    played = {(m.parents[2].name, m.parents[1].name) for m in manifests}
+    check_runs = {(p, check_condition) for p in checks["presets"]}
+    runs = played - check_runs
+    assert check_runs <= played and {p for p, _ in runs} == set(settings["presets"])
     assert len(runs) == 16, sorted(runs)  # 2 baselines x 8 main and ablation conditions
     for manifest in manifests:
         rows = read_manifest(manifest)
         assert {r.game for r in rows} == games, manifest
-        assert all(r.status == "ok" and r.steps == 2 for r in rows), rows
-    # Each judge scored every episode it judges: the state judge the games that declare probes.
+        bad_episodes = [r for r in rows if not (r.status == "ok" and r.steps == 2)]
+        assert not bad_episodes, bad_episodes
+    # Each judge scored every episode of the paper's runs it judges (the state judge: the games
+    # that declare probes); no scores table holds an engine check.
     probed = sum(1 for g in corpus if g.get("probes"))
     for judge, per_run in (("frame", len(games)), (VLM_JUDGE, len(games)), ("state", probed)):
         scores = read_scores(repo / f"results/scores/{judge}.tsv")
         assert len(scores) == len(runs) * per_run, judge
         assert set(scores["status"]) == {"ok"}, scores[scores["status"] != "ok"]
+    assert not (repo / f"results/scores/{checks['judge']}.tsv").exists()
+    # The engine checks: played and judged by the tiny judge (real engine; noise answers), in
+    # their own table and report section, in no paper table.
+    table = pd.read_csv(repo / "results/tables/engine_checks.csv")
+    assert list(table["preset"]) == checks["presets"] and set(table["judge"]) == {checks["judge"]}
+    assert list(table["episodes"]) == [len(games)] and list(table["steps"]) == [2 * len(games)]
+    assert list(table["episode_statuses"]) == [f"ok:{len(games)}"]
+    # Every episode has a judgement; random weights sometimes write JSON that fails validation
+    # (recorded as failed after the retries), but the real judge path returned levels.
+    judged = dict(s.split(":") for s in table["judge_statuses"][0].split())
+    assert set(judged) <= {"ok", "failed"} and sum(map(int, judged.values())) == len(games)
+    assert "ok" in judged and table["judged"][0] == int(judged["ok"]), table.to_dict("records")
+    report = (repo / "results/report/frame/reproduction.md").read_text()
+    assert "## Engine checks: random-weight models, not results" in report
+    assert not any("tiny" in p.read_text() for p in (repo / "results/tables/frame").glob("*.*"))
 
     # sacct: every job completed; only the Video-LLM judge's jobs were granted a GPU.
     jobs = sacct_rows(repo)
@@ -109,16 +132,20 @@ def test_embedded_default_runs_on_slurm(slurm: None, tmp_path: Path) -> None:
     for job in jobs:
         by_rule.setdefault(rule_of(job), []).append(job)
     assert len(by_rule["acquire_game"]) == len(by_rule["validate_launch"]) == len(games)
-    assert len(by_rule["play_shard"]) == 16 and len(by_rule["judge_shard"]) == 3 * 16
+    # 16 paper play shards + one engine check; 3 judges x 16 + the tiny judge's one shard; the
+    # two tiny models (the preset's and the judge's architecture).
+    assert len(by_rule["play_shard"]) == 17 and len(by_rule["judge_shard"]) == 3 * 16 + 1
+    assert len(by_rule["build_tiny_model"]) == 2
     stages = {"catalog_triage", "main_results", "reproduction_report", "inspection_pages"}
-    assert stages <= set(by_rule), sorted(by_rule)
+    assert stages | {"engine_checks_table"} <= set(by_rule), sorted(by_rule)
     for job in jobs:
         vlm_judge = job["Comment"].startswith(f"rule_judge_shard_wildcards_{VLM_JUDGE}_")
         assert ("gres/gpu=1" in job["AllocTRES"]) == vlm_judge, job
 
-    # Cost records: the play jobs' wall time as Slurm accounted it (baselines: no GPU).
+    # Cost records: the play jobs' wall time as Slurm accounted it (baselines and the CPU-served
+    # tiny preset: no GPU).
     costs = read_cost_records(repo / "results/costs")
-    assert len(costs) == 16 and set(costs["cost_source"]) == {"sacct"}, costs
+    assert len(costs) == 17 and set(costs["cost_source"]) == {"sacct"}, costs
     accounted = {j["JobIDRaw"]: j for j in by_rule["play_shard"]}
     for _, row in costs.iterrows():
         assert row["wall_s"] == float(accounted[row["slurm_job_id"]]["ElapsedRaw"])

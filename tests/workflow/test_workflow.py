@@ -62,6 +62,7 @@ def test_models_table_is_built(repo: Path, tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     text = (work / "results/tables/models.md").read_text()
     assert "ui-tars-1.5-7b" in text and "| CUA |" in text
+    assert "tiny" not in text  # the engine checks' random-weight models are no evaluated preset
 
 
 def test_cpu_rules_carry_the_container(repo: Path) -> None:
@@ -77,6 +78,7 @@ def test_cpu_rules_carry_the_container(repo: Path) -> None:
         "play_shard",
         "judge_shard",
         "catalog_launch",
+        "build_tiny_model",  # runs the engine's own Python (.venv-engine)
     }
     seen = set()
     for path in sorted((repo / "rules").glob("*.smk")):

@@ -19,6 +19,7 @@ table = cost_table(
     costs,
     s.without_history,
     load_registry(snakemake.input.models),
+    exclude=snakemake.params.engine_checks,
 )
 write_stat_table(
     table,

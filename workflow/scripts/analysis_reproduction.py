@@ -4,6 +4,7 @@ import sys
 
 from playsuite.analysis import reference as ref
 from playsuite.analysis.ablations import load_ablation
+from playsuite.analysis.engine_checks import engine_check_markdown
 from playsuite.analysis.outputs import read_table
 from playsuite.files import write_text_atomic
 
@@ -24,7 +25,7 @@ if len(inp.agreement):
 published = ref.load_reference(inp.reference[0]) if len(inp.reference) else {}
 table = ref.reproduction_table(published, ref.merge_cells(parts))
 write_text_atomic(snakemake.output.csv, table.to_csv(index=False))
-write_text_atomic(
-    snakemake.output.md,
-    ref.reproduction_markdown(table, f"Reproduction report ({snakemake.wildcards.judge} judge)"),
-)
+text = ref.reproduction_markdown(table, f"Reproduction report ({snakemake.wildcards.judge} judge)")
+if len(inp.engine_checks):  # configured engine checks: their own section, after every result
+    text += "\n" + engine_check_markdown(read_table(inp.engine_checks[0]), heading="##")
+write_text_atomic(snakemake.output.md, text)

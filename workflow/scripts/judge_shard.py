@@ -27,7 +27,7 @@ options = JudgeOptions(
     attempts=int(p.settings["attempts"]),
     extra_body=dict(p.settings["extra_body"]),
     vllm=p.vllm,
-    server_argv=p.settings["server_argv"],
+    server_argv=list(p.server_argv) or None,
     server_log=str(snakemake.log[0]) + ".server",
     ready_timeout_s=float(p.settings["ready_timeout_s"]),
 )

@@ -10,6 +10,7 @@ records".
 from __future__ import annotations
 
 import os
+from collections.abc import Collection
 from pathlib import Path
 
 import numpy as np
@@ -59,9 +60,18 @@ def mark_killed(costs: pd.DataFrame) -> pd.DataFrame:
 
 
 def cost_table(
-    scores: pd.DataFrame, costs: pd.DataFrame, condition: str, registry: Registry | None
+    scores: pd.DataFrame,
+    costs: pd.DataFrame,
+    condition: str,
+    registry: Registry | None,
+    exclude: Collection[str] = (),
 ) -> pd.DataFrame:
-    """Per preset: GPU-hours (all jobs), jobs, scored games, GPU-h per 1k, mean progress."""
+    """Per preset: GPU-hours (all jobs), jobs, scored games, GPU-h per 1k, mean progress.
+
+    ``exclude``: presets whose cost records are left out (the engine checks' random-weight
+    models: their play jobs write records beside the paper's, but they are no evaluated model).
+    """
+    costs = costs[~costs["preset"].isin(list(exclude))]
     ok = valid(scores)
     rows = []
     fam = scores.drop_duplicates("preset").set_index("preset")["family"]

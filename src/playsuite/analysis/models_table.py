@@ -8,6 +8,7 @@ from playsuite.registry import Registry
 
 
 def models_table(registry: Registry) -> pd.DataFrame:
+    """The registry's presets, ``extra`` ones (e.g. the engine checks' tiny models) left out."""
     rows = [
         {
             "preset": p.name,
@@ -19,6 +20,7 @@ def models_table(registry: Registry) -> pd.DataFrame:
             "gpus": p.gpus,
         }
         for p in registry.presets.values()
+        if not p.extra
     ]
     order = {"VLM": 0, "CUA": 1, "VLA": 2, "baseline": 3}
     df = pd.DataFrame(rows)

@@ -12,6 +12,11 @@ come in two forms:
 
 Every configured judge judges every episode; the ``state`` judge is added when a game of a
 played corpus declares probes, and judges only such games.
+
+Engine checks (``engine.checks``, playsuite.plan) come as targets of their own: only the check
+judge judges them, none of the configured judges does, and no scores table collects them (the
+engine-check table reads their manifests), so they never reach the paper's statistics. Their
+jobs always start the real engine: ``judge.server_argv`` (a stand-in) does not apply to them.
 """
 
 from __future__ import annotations
@@ -54,12 +59,19 @@ class JudgePlan:
     """Judge shards for the episodes the play stage makes."""
 
     def __init__(
-        self, config: dict[str, Any], registry: Any, play_targets: Callable[[], Iterable[str]]
+        self,
+        config: dict[str, Any],
+        registry: Any,
+        play_targets: Callable[[], Iterable[str]],
+        check_judge: str = "",
+        check_targets: Callable[[], Iterable[str]] = tuple,
     ) -> None:
         self.config = config
         self.registry = registry
         self.settings = workflow_settings(config)
         self._play_targets = play_targets
+        self.check_judge = check_judge
+        self._check_targets = check_targets
         self._tables: dict[str, list[GameEntry]] = {}
 
     def games(self, corpus: str) -> list[GameEntry]:
@@ -74,43 +86,57 @@ class JudgePlan:
 
     @cached_property
     def units(self) -> dict[Unit, UnitSpec]:
-        """``{(judge, corpus, preset, condition, shard): UnitSpec}``."""
-        manifests: dict[tuple[str, str, str, str], str] = {}
-        episodes: dict[tuple[str, str, str], set[str]] = {}
-        for path in self._play_targets():
-            path = str(path)
-            if match := PLAY_MANIFEST.match(path):
-                key = (match["corpus"], match["preset"], match["condition"], match["shard"])
-                manifests[key] = path
-            elif match := EPISODE_TARGET.match(path):
-                key3 = (match["corpus"], match["preset"], match["condition"])
-                episodes.setdefault(key3, set()).add(match["game"])
+        """``{(judge, corpus, preset, condition, shard): UnitSpec}``, engine checks included."""
+        manifests, episodes = _parse_targets(self._play_targets())
         played = {k[0] for k in manifests} | {k[0] for k in episodes}
         judges = list(self.config["judges"])
         probes = {pg for pg in self.probe_games if pg[0] in played}
         if self.settings["state_where_probes"] and probes and "state" not in judges:
             judges.append("state")
-        size = int(self.settings["shard_size"])
         out: dict[Unit, UnitSpec] = {}
         for judge in judges:
-            for (corpus, preset, condition, shard), manifest in sorted(manifests.items()):
-                out[(judge, corpus, preset, condition, shard)] = UnitSpec(play_manifest=manifest)
-            for (corpus, preset, condition), games in sorted(episodes.items()):
-                if judge == "state":
-                    games = {g for g in games if (corpus, g) in probes}
-                ordered = sorted(games)
-                base = f"results/runs/{corpus}/{preset}/{condition}"
-                for i in range(0, len(ordered), size):
-                    dirs = tuple(f"{base}/{g}" for g in ordered[i : i + size])
-                    out[(judge, corpus, preset, condition, f"e{i // size:04d}")] = UnitSpec(
-                        episodes=dirs
-                    )
+            out.update(self._judge_units(judge, manifests, episodes, probes))
+        out.update(self.check_units)
+        return out
+
+    @cached_property
+    def check_units(self) -> dict[Unit, UnitSpec]:
+        """The check judge's units over the engine checks' episodes (empty without checks)."""
+        if not self.check_judge:
+            return {}
+        manifests, episodes = _parse_targets(self._check_targets())
+        return self._judge_units(self.check_judge, manifests, episodes, set())
+
+    def _judge_units(
+        self,
+        judge: str,
+        manifests: dict[tuple[str, str, str, str], str],
+        episodes: dict[tuple[str, str, str], set[str]],
+        probes: set[tuple[str, str]],
+    ) -> dict[Unit, UnitSpec]:
+        size = int(self.settings["shard_size"])
+        out: dict[Unit, UnitSpec] = {}
+        for (corpus, preset, condition, shard), manifest in sorted(manifests.items()):
+            out[(judge, corpus, preset, condition, shard)] = UnitSpec(play_manifest=manifest)
+        for (corpus, preset, condition), games in sorted(episodes.items()):
+            if judge == "state":
+                games = {g for g in games if (corpus, g) in probes}
+            ordered = sorted(games)
+            base = f"results/runs/{corpus}/{preset}/{condition}"
+            for i in range(0, len(ordered), size):
+                dirs = tuple(f"{base}/{g}" for g in ordered[i : i + size])
+                out[(judge, corpus, preset, condition, f"e{i // size:04d}")] = UnitSpec(
+                    episodes=dirs
+                )
         return out
 
     # -- what the rules ask ---------------------------------------------------------------------
 
     def scores_targets(self) -> list[str]:
-        return sorted({f"results/scores/{unit[0]}.tsv" for unit in self.units})
+        """Scores tables of the judges of the paper's runs (engine checks have none)."""
+        return sorted(
+            {f"results/scores/{u[0]}.tsv" for u in self.units if u not in self.check_units}
+        )
 
     def spec(self, wc: Any) -> UnitSpec:
         return self.units[(wc.judge, wc.corpus, wc.preset, wc.condition, wc.shard)]
@@ -125,11 +151,23 @@ class JudgePlan:
         return self.spec(wc).play_manifest or ""
 
     def manifests(self, wc: Any) -> list[str]:
+        """Judge manifests a scores table collects: the judge's units, engine checks excluded."""
         return [
-            f"results/judgements/{j}/{c}/{p}/{cond}/shards/{s}.tsv"
-            for (j, c, p, cond, s) in self.units
-            if j == wc.judge
+            _manifest(unit)
+            for unit in self.units
+            if unit[0] == wc.judge and unit not in self.check_units
         ]
+
+    def check_manifests(self) -> list[str]:
+        """Judge manifests of the engine checks (input of the engine-check table)."""
+        return [_manifest(unit) for unit in self.check_units]
+
+    def server_argv(self, wc: Any) -> list[str]:
+        """``judge.server_argv`` of a judge shard job; none for engine checks (the real engine)."""
+        unit = (wc.judge, wc.corpus, wc.preset, wc.condition, wc.shard)
+        if unit in self.check_units:
+            return []
+        return list(self.settings["server_argv"] or [])
 
     def resource(self, name: str, default: Any) -> Callable[[Any], Any]:
         """A resource of a judge shard job: the judge preset's for Video-LLM judges."""
@@ -148,3 +186,26 @@ class JudgePlan:
 
     def catalogs(self) -> dict[str, str]:
         return {c: spec["table"] for c, spec in self.config["corpora"].items()}
+
+
+def _manifest(unit: Unit) -> str:
+    judge, corpus, preset, condition, shard = unit
+    return f"results/judgements/{judge}/{corpus}/{preset}/{condition}/shards/{shard}.tsv"
+
+
+def _parse_targets(
+    paths: Iterable[str],
+) -> tuple[dict[tuple[str, str, str, str], str], dict[tuple[str, str, str], set[str]]]:
+    """Play manifests ``{(corpus, preset, condition, shard): path}`` and episode targets
+    ``{(corpus, preset, condition): games}`` among play-stage targets."""
+    manifests: dict[tuple[str, str, str, str], str] = {}
+    episodes: dict[tuple[str, str, str], set[str]] = {}
+    for path in paths:
+        path = str(path)
+        if match := PLAY_MANIFEST.match(path):
+            key = (match["corpus"], match["preset"], match["condition"], match["shard"])
+            manifests[key] = path
+        elif match := EPISODE_TARGET.match(path):
+            key3 = (match["corpus"], match["preset"], match["condition"])
+            episodes.setdefault(key3, set()).add(match["game"])
+    return manifests, episodes
