@@ -229,12 +229,19 @@ def server_argv_option(config: Mapping[str, Any], preset: str) -> str:
 
 
 def fault_options(config: Mapping[str, Any]) -> str:
-    """``playsuite play-shard``'s ``--lock-wait``/``--min-free-mb`` from ``play.lock_wait_s`` and
-    ``play.min_free_mb``; a setting left out of the config is left to the command's default,
-    which is the schema's."""
+    """``playsuite play-shard``'s options for faults of the job (``--lock-wait``,
+    ``--min-free-mb``, ``--ready-timeout``, ``--server-restarts``) from the ``play`` settings of
+    the same names; a setting left out of the config is left to the command's default, which is
+    the schema's."""
     play = config.get("play") or {}
     out = ""
-    for key, option in (("lock_wait_s", "--lock-wait"), ("min_free_mb", "--min-free-mb")):
+    options = (
+        ("lock_wait_s", "--lock-wait"),
+        ("min_free_mb", "--min-free-mb"),
+        ("server_ready_timeout_s", "--ready-timeout"),
+        ("server_restarts", "--server-restarts"),
+    )
+    for key, option in options:
         if play.get(key) is not None:
             out += f" {option} {play[key]}"
     return out

@@ -27,6 +27,7 @@ class StepRequest:
     ``frame`` is the game screen, H×W×3 uint8, at ``screen`` = (width, height). ``game`` is the
     catalog row (a dict with the fields of DESIGN.md "Catalog entry"). ``prompt`` is the rendered
     prompt text for this step, ``history`` the remembered past steps, oldest first.
+    ``wall_left_s`` is what remains of the episode's wall-clock limit.
     """
 
     frame: np.ndarray
@@ -37,6 +38,8 @@ class StepRequest:
     prompt: str
     history: tuple[HistoryEntry, ...] = ()
     step_seconds: float = 3.0
+    #: Wall-clock seconds the episode has left (None: no limit); a served policy waits no longer.
+    wall_left_s: float | None = None
 
     def __post_init__(self) -> None:
         frame = self.frame

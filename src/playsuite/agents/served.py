@@ -17,6 +17,9 @@ from playsuite.inference.client import InferenceClient
 from playsuite.inference.messages import user_message
 from playsuite.registry import Preset
 
+#: Shortest wait for one answer, however little of the episode's wall-clock limit is left.
+MIN_REQUEST_S = 1.0
+
 
 class ServedModelPolicy:
     """Plays by asking a served model; one object per episode (it carries the episode's seed)."""
@@ -33,9 +36,13 @@ class ServedModelPolicy:
             images += [e.frame for e in request.history if e.frame is not None]
         images.append(request.frame)
         started = time.perf_counter()
+        timeout_s = None  # the client's own
+        if request.wall_left_s is not None:  # the episode's wall limit also bounds the model
+            timeout_s = max(MIN_REQUEST_S, min(self.client.timeout_s, request.wall_left_s))
         result = self.client.chat(
             [user_message(request.prompt, images)],
             seed=self.seed + request.step,
+            timeout_s=timeout_s,
         )
         return PolicyReply(
             text=result.text,

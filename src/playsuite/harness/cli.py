@@ -69,7 +69,11 @@ def _play(args: argparse.Namespace) -> int:
         workers=1,
         limits_by_runtime=limits_for(args.steps, args.wall_timeout),
         base_seed=args.seed,
-        server=ServerSettings(vllm=args.vllm),
+        server=ServerSettings(
+            vllm=args.vllm,
+            ready_timeout_s=args.ready_timeout,
+            max_restarts=args.server_restarts,
+        ),
         log_dir=out.parent / f".{out.name}-logs",
         live=False,
         single_episode_dir=out,
@@ -108,7 +112,10 @@ def _play_shard(args: argparse.Namespace) -> int:
     shard_games = [find_game(games, gid) for gid in args.games.split(",") if gid]
     registry = load_registry(args.models) if args.models else load_registry()
     server = ServerSettings(
-        argv=json.loads(args.server_argv) if args.server_argv else None, vllm=args.vllm
+        argv=json.loads(args.server_argv) if args.server_argv else None,
+        vllm=args.vllm,
+        ready_timeout_s=args.ready_timeout,
+        max_restarts=args.server_restarts,
     )
     job = ShardJob(
         corpus=args.corpus,
@@ -171,6 +178,18 @@ def _fault_options(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=schema_default("config", "play", "min_free_mb"),
         help="free space (MB) needed at start and before each video (play.min_free_mb)",
+    )
+    parser.add_argument(
+        "--ready-timeout",
+        type=float,
+        default=schema_default("config", "play", "server_ready_timeout_s"),
+        help="seconds the model server has to become ready (play.server_ready_timeout_s)",
+    )
+    parser.add_argument(
+        "--server-restarts",
+        type=int,
+        default=schema_default("config", "play", "server_restarts"),
+        help="restarts of a dead or hung model server before the job stops (play.server_restarts)",
     )
 
 

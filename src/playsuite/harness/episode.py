@@ -24,6 +24,7 @@ Only the game's statuses are final (:attr:`RunStatus.final`): ``model_error`` an
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import platform
 import sys
 import time
@@ -52,6 +53,8 @@ from playsuite.inference.client import InferenceRequestError
 from playsuite.registry import Preset
 from playsuite.runtimes.base import GameFailure, Observation, RunStatus, Runtime, RuntimeOptions
 
+#: Shortest launch or slice wait, however little of the episode's wall-clock limit is left.
+MIN_WAIT_S = 1.0
 #: Mean absolute pixel difference above which the screen counts as changed (loop prevention).
 SCREEN_CHANGE_THRESHOLD = 0.5
 
@@ -201,6 +204,22 @@ def _keep_failing_slice(recorder: EpisodeRecorder, failure: GameFailure) -> None
         recorder.add_frames(failure.frames)
 
 
+def _bound_waits(options: RuntimeOptions, waits: tuple[float, float], left_s: float | None) -> None:
+    """Cut the runtime's launch and slice waits to the episode's remaining wall-clock time.
+
+    The runtime's own limits (a minute to launch, two to finish a slice) are per call: without
+    this, an episode with a 15 s wall limit could still spend two minutes inside one hung step.
+    The runtime reads its options at each call, so the bound follows the clock.
+    """
+    launch_s, slice_s = waits
+    if left_s is None:
+        options.launch_timeout_s, options.slice_timeout_s = launch_s, slice_s
+        return
+    left_s = max(left_s, MIN_WAIT_S)
+    options.launch_timeout_s = min(launch_s, left_s)
+    options.slice_timeout_s = min(slice_s, left_s)
+
+
 def run_episode(
     spec: EpisodeSpec,
     policy: Policy,
@@ -245,8 +264,15 @@ def run_episode(
     launch_s = model_s = 0.0
     invalid_steps = 0
     t_game = 0.0
-    options = spec.runtime_options
-    options.seed = spec.seed
+    # This episode's own copy: its waits are cut to the wall-clock time the episode has left.
+    options = dataclasses.replace(spec.runtime_options, seed=spec.seed)
+    waits = (options.launch_timeout_s, options.slice_timeout_s)
+
+    def left_s() -> float | None:
+        limit = spec.limits.wall_timeout_s
+        return None if limit is None else limit - (time.perf_counter() - started)
+
+    _bound_waits(options, waits, left_s())
     try:
         recorder = EpisodeRecorder(spec.out_dir, options.video_fps, spec.min_free_bytes)
     except InsufficientSpace as exc:  # no room to record: ours to fix, the game plays later
@@ -286,6 +312,7 @@ def run_episode(
                     prompt=text,
                     history=history.entries(),
                     step_seconds=step_s,
+                    wall_left_s=left_s(),
                 )
                 try:
                     reply = policy.act(request)
@@ -333,6 +360,7 @@ def run_episode(
                         frame=before if spec.preset.history_frames else None,
                     )
                 )
+                _bound_waits(options, waits, left_s())
                 try:
                     frames = runtime.act(actions, step_s)
                 except GameFailure as failure:

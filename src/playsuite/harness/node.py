@@ -561,6 +561,10 @@ def _play_shard(job: ShardJob, manifest_path: Path | None) -> int:
         current: dict[int, str] = {}
         exited: set[int] = set()
         while len(exited) < n_workers:
+            if monitor_errors:  # the server is gone for good: waiting on it only burns the node
+                for game_id in current.values():
+                    failures[game_id] = "model server gone (restart budget spent)"
+                break
             try:
                 kind, worker, game_id, payload = events.get(timeout=1.0)
             except queue.Empty:
@@ -593,11 +597,13 @@ def _play_shard(job: ShardJob, manifest_path: Path | None) -> int:
                 progress.update(worker, game_id, "-", "infrastructure failure", log=True)
             elif kind == "exit":
                 exited.add(worker)
-        for proc in procs:
-            proc.join(timeout=10)
+        if not monitor_errors:  # workers stuck on a dead server are stopped below instead
+            for proc in procs:
+                proc.join(timeout=10)
+        why = "model server gone" if monitor_errors else "every worker stopped early"
         for game in todo:
             if game.id not in summaries and game.id not in failures:
-                failures[game.id] = "not played: every worker stopped early"
+                failures[game.id] = f"not played: {why}"
     finally:
         progress.close()
         stop_monitor.set()

@@ -191,6 +191,7 @@ class InferenceClient:
         self._slots = threading.BoundedSemaphore(max_concurrency)
         self._rng = random.Random(seed)
         self._rng_lock = threading.Lock()
+        self.timeout_s = timeout_s
         self._timeout = httpx.Timeout(timeout_s, connect=connect_timeout_s)
         self._http = httpx.Client(
             transport=httpx.HTTPTransport(uds=self.uds, retries=0),

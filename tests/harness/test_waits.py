@@ -1,0 +1,112 @@
+"""Every wait of a play job is bounded by a setting (issue #13, item 4), on real processes.
+
+The episode's wall-clock limit holds inside a hung step (the runtime's per-call limits are cut
+to what the episode has left); a model server that never becomes ready fails the job after
+``--ready-timeout``; once the server's restart budget is spent the job stops at once and leaves
+its unplayed episodes for a rerun, instead of each remaining game waiting out its retries.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from pathlib import Path
+
+from playsuite.agents.baselines import make_baseline
+from playsuite.catalog.acquire import acquire
+from playsuite.catalog.corpus import load_corpus
+from playsuite.config import Condition
+from playsuite.harness.episode import EpisodeLimits, EpisodeSpec, run_episode
+from playsuite.inference.command import standin_argv
+from playsuite.registry import load_registry
+from playsuite.runtimes.base import RuntimeOptions
+from playsuite.runtimes.factory import make_runtime
+from tests.harness.test_evidence import setup_games, write_rows
+from tests.harness.test_play import PLAYSUITE, REPO, probe_row
+
+SERVED = "internvl3.5-8b"  # any served preset: the stand-in or a dummy command serves it here
+
+
+def test_the_wall_limit_holds_inside_a_hung_step(tmp_path: Path) -> None:
+    """The game hangs in its first step; the runtime's own slice limit is 120 s, the episode's
+    wall limit 8 s: the episode ends near 8 s (it used to take the full 120 s)."""
+    (game,) = load_corpus(write_rows(tmp_path, [probe_row("stuck", "--hang-after", "30")]))
+    acquired = acquire(game, tmp_path / "games")
+    (tmp_path / "work").mkdir()
+    spec = EpisodeSpec(
+        corpus="test",
+        game=game,
+        preset=load_registry().preset("random"),
+        condition=Condition.parse("k0-hz0.33-base"),
+        out_dir=tmp_path / "episode",
+        runtime_options=RuntimeOptions(
+            workdir=tmp_path / "work", game_dir=acquired.files, slice_timeout_s=120.0
+        ),
+        limits=EpisodeLimits(max_steps=4, wall_timeout_s=8.0),
+    )
+    started = time.monotonic()
+    meta = run_episode(spec, make_baseline("random", seed=spec.seed), make_runtime)
+    elapsed = time.monotonic() - started
+    assert meta["status"] == "timeout" and meta["steps"] == 1, meta
+    assert elapsed < 30, f"a hung step ran {elapsed:.0f} s past an 8 s episode limit"
+    assert spec.runtime_options.slice_timeout_s == 120.0  # the caller's options are untouched
+
+
+def _play_shard(tmp_path: Path, games: list[str], argv: list[str], *extra: str):
+    catalog, games_dir = setup_games(tmp_path, [probe_row(g) for g in games])
+    runs = tmp_path / "runs"
+    cmd = [
+        PLAYSUITE,
+        "play-shard",
+        "--corpus",
+        "test",
+        "--catalog",
+        str(catalog),
+        "--preset",
+        SERVED,
+        "--condition",
+        "k0-hz0.33-base",
+        "--shard",
+        "s0000",
+        "--games",
+        ",".join(games),
+        "--workers",
+        "1",
+        "--steps",
+        "3",
+        "--runs-dir",
+        str(runs),
+        "--games-dir",
+        str(games_dir),
+        "--manifest",
+        str(runs / "shards" / "s0000.tsv"),
+        "--server-argv",
+        json.dumps(argv),
+        *extra,
+    ]
+    started = time.monotonic()
+    result = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=600)
+    return result, time.monotonic() - started, runs
+
+
+def test_a_server_that_never_becomes_ready_fails_after_the_setting(tmp_path: Path) -> None:
+    """Used to be a hard-coded 1800 s."""
+    never_ready = ["sh", "-c", "echo loading weights...; exec sleep 600", "{uds}"]
+    result, elapsed, runs = _play_shard(tmp_path, ["probe-a"], never_ready, "--ready-timeout", "4")
+    assert result.returncode != 0 and elapsed < 60, (elapsed, result.stderr[-2000:])
+    assert "not ready after 4 s" in result.stderr and "loading weights" in result.stderr
+    assert not (runs / "shards" / "s0000.tsv").exists()
+
+
+def test_a_spent_restart_budget_ends_the_shard_at_once(tmp_path: Path) -> None:
+    """The server dies on its second request and may not be restarted: the game under way and
+    the three behind it are left for a rerun within seconds, not ~90 s of retries per game."""
+    games = ["probe-a", "probe-b", "probe-c", "probe-d"]
+    dying = standin_argv("{uds}", model=SERVED, latency_s=0.05, crash_after=1)
+    result, elapsed, runs = _play_shard(tmp_path, games, dying, "--server-restarts", "0")
+    assert result.returncode == 1 and elapsed < 90, (elapsed, result.stderr[-2000:])
+    assert "restart budget (0) spent" in result.stderr
+    left = [line for line in result.stderr.splitlines() if "left for a rerun" in line]
+    assert len(left) == len(games) and all("model server gone" in line for line in left), left
+    assert not (runs / "shards" / "s0000.tsv").exists()
