@@ -58,7 +58,8 @@ def write_default_workflow(root: Path, *, steps: int = 2) -> Path:
 
     The config is config/config.yaml as shipped (local corpus of eight real games, both baselines,
     every main and ablation condition, the frame and state judges, the engine checks, every table
-    and figure, the catalog sample), with four changes: the Video-LLM judge ``qwen3.5-9b`` joins
+    and figure, the catalog sample), with five changes: only the ``random`` baseline plays (CI's
+    time budget), the Video-LLM judge ``qwen3.5-9b`` joins
     (served by the stand-in through ``judge.server_argv``, which engine checks ignore; its judge
     jobs ask for a GPU), episodes are ``steps`` long, the registry's default resources fit the
     test node, and ``engine.vllm`` names this checkout's engine (the copy leaves out its 2.5 GB).
@@ -77,6 +78,9 @@ def write_default_workflow(root: Path, *, steps: int = 2) -> Path:
     shutil.copytree(REPO, root, ignore=ignore, dirs_exist_ok=True)
     write_test_registry(root / "config" / "models.yaml", root / "config" / "models.yaml")
     config = yaml.safe_load((root / "config" / "config.yaml").read_text())
+    # One baseline: every rule and job kind still runs, with half the play and judge jobs (the
+    # two baselines differ only inside the agent, which the local tests cover).
+    config["presets"] = ["random"]
     config["judges"] = [*config["judges"], VLM_JUDGE]
     config["play"]["steps"] = steps
     config.setdefault("judge", {})["server_argv"] = standin_argv("{uds}", model="{preset}")
