@@ -62,13 +62,14 @@ from playsuite.harness.manifest import EpisodeSummary, write_manifest
 from playsuite.harness.monitor import EpisodeMonitor, monitor_dir, needs_monitoring
 from playsuite.harness.recorder import (
     FREE_SPACE_SETTING,
+    EpisodeError,
     episode_finished,
+    read_meta,
     staging_leftovers,
 )
 from playsuite.harness.scratch import owned_tempdir, sweep_stale_tempdirs
 from playsuite.inference.command import fill_server_argv
 from playsuite.inference.engine import DEFAULT_VLLM
-from playsuite.judge.episode import EpisodeError, read_meta
 from playsuite.processes import Terminated, die_with_parent, raise_on_sigterm, sigterm_raises
 from playsuite.registry import Preset
 from playsuite.runtimes.base import is_final_status

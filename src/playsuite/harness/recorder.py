@@ -25,7 +25,7 @@ from typing import Any
 import av
 import numpy as np
 
-from playsuite.files import publish_dir, require_free_space, write_json_atomic
+from playsuite.files import publish_dir, read_json, require_free_space, write_json_atomic
 
 VIDEO_NAME = "episode.mp4"
 TRACE_NAME = "trace.jsonl"
@@ -220,3 +220,37 @@ class EpisodeRecorder:
 def _fsync(path: Path) -> None:
     with open(path, "rb+") as fh:
         os.fsync(fh.fileno())
+
+
+# -- reading an episode's meta.json back (the judges, resume) ---------------------------
+
+
+class EpisodeError(ValueError):
+    """An episode directory that is missing files or holds malformed ones."""
+
+
+class CorruptEpisode(EpisodeError):
+    """A file of the episode exists but cannot be read as what it should be. Distinct from a
+    missing episode: something was recorded and then damaged, and it must be seen, not skipped.
+    ``file`` is the damaged file."""
+
+    def __init__(self, file: Path, detail: str) -> None:
+        super().__init__(f"{file}: {detail}")
+        self.file = file
+
+
+def read_meta(path: str | Path) -> dict[str, Any]:
+    """``meta.json`` of an episode directory: :class:`EpisodeError` when it is absent,
+    :class:`CorruptEpisode` when it is there but not a JSON object."""
+    file = Path(path) / META_NAME
+    try:
+        meta = read_json(file)
+    except FileNotFoundError:
+        raise EpisodeError(f"{path}: no {META_NAME}") from None
+    except ValueError as exc:  # not JSON, or not UTF-8 text
+        raise CorruptEpisode(file, f"not JSON: {exc}") from None
+    except OSError as exc:
+        raise CorruptEpisode(file, f"cannot be read: {exc}") from None
+    if not isinstance(meta, dict):
+        raise CorruptEpisode(file, "must hold a JSON object")
+    return meta

@@ -21,25 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from playsuite.files import read_json
+from playsuite.harness.recorder import META_NAME, CorruptEpisode, EpisodeError, read_meta
 
-META = "meta.json"
+META = META_NAME
 TRACE = "trace.jsonl"
 VIDEO = "episode.mp4"
-
-
-class EpisodeError(ValueError):
-    """An episode directory that is missing files or holds malformed ones."""
-
-
-class CorruptEpisode(EpisodeError):
-    """A file of the episode exists but cannot be read as what it should be. Distinct from a
-    missing episode: something was recorded and then damaged, and it must be seen, not skipped.
-    ``file`` is the damaged file."""
-
-    def __init__(self, file: Path, detail: str) -> None:
-        super().__init__(f"{file}: {detail}")
-        self.file = file
 
 
 @dataclass(frozen=True)
@@ -93,23 +79,6 @@ class Episode:
     @property
     def has_probes(self) -> bool:
         return any(s.probes for s in self.steps)
-
-
-def read_meta(path: str | Path) -> dict[str, Any]:
-    """``meta.json`` of an episode directory: :class:`EpisodeError` when it is absent,
-    :class:`CorruptEpisode` when it is there but not a JSON object."""
-    file = Path(path) / META
-    try:
-        meta = read_json(file)
-    except FileNotFoundError:
-        raise EpisodeError(f"{path}: no {META}") from None
-    except ValueError as exc:  # not JSON, or not UTF-8 text
-        raise CorruptEpisode(file, f"not JSON: {exc}") from None
-    except OSError as exc:
-        raise CorruptEpisode(file, f"cannot be read: {exc}") from None
-    if not isinstance(meta, dict):
-        raise CorruptEpisode(file, "must hold a JSON object")
-    return meta
 
 
 def _step(obj: Any, file: Path, where: str) -> Step:
