@@ -56,13 +56,14 @@ def write_test_registry(source: Path, target: Path) -> None:
 def write_default_workflow(root: Path, *, steps: int = 2) -> Path:
     """A clean copy of the repository under ``root`` and the test's config; the config's path.
 
-    The config is config/config.yaml as shipped (local corpus of eight real games, both baselines,
-    every main and ablation condition, the frame and state judges, the engine checks, every table
-    and figure, the catalog sample), with five changes: only the ``random`` baseline plays (CI's
-    time budget), the Video-LLM judge ``qwen3.5-9b`` joins
-    (served by the stand-in through ``judge.server_argv``, which engine checks ignore; its judge
-    jobs ask for a GPU), episodes are ``steps`` long, the registry's default resources fit the
-    test node, and ``engine.vllm`` names this checkout's engine (the copy leaves out its 2.5 GB).
+    The config is config/config.yaml as shipped (local corpus of eight real games, the main and
+    ablation conditions, the frame and state judges, the engine checks, every table and figure,
+    the catalog sample), with six changes that keep CI within its time budget or fit the test
+    node: only the ``random`` baseline plays and only the history ablation is planned (every
+    rule and job kind still runs); the Video-LLM judge ``qwen3.5-9b`` joins (served by the
+    stand-in through ``judge.server_argv``, which engine checks ignore; its judge jobs ask for a
+    GPU); episodes are ``steps`` long; the registry's default resources fit the test node; and
+    ``engine.vllm`` names this checkout's engine (the copy leaves out its 2.5 GB).
     """
     ignore = shutil.ignore_patterns(
         ".venv",
@@ -81,6 +82,9 @@ def write_default_workflow(root: Path, *, steps: int = 2) -> Path:
     # One baseline: every rule and job kind still runs, with half the play and judge jobs (the
     # two baselines differ only inside the agent, which the local tests cover).
     config["presets"] = ["random"]
+    # One ablation (history): the ablation rules run on Slurm; the other two ablation kinds
+    # differ only in their statistics, which tests/analysis covers.
+    config["analysis"]["ablations"] = ["config/ablations/history.yaml"]
     config["judges"] = [*config["judges"], VLM_JUDGE]
     config["play"]["steps"] = steps
     config.setdefault("judge", {})["server_argv"] = standin_argv("{uds}", model="{preset}")

@@ -69,7 +69,8 @@ def rule_of(job: dict[str, str]) -> str:
 @pytest.mark.timeout(2700)
 def test_embedded_default_runs_on_slurm(slurm: None, tmp_path: Path) -> None:
     """The README's workflow on a clean copy, every rule instance a Slurm job: eight real games
-    fetched from the registries, the random baseline under every main and ablation condition,
+    fetched from the registries, the random baseline under the main and history-ablation
+    conditions,
     the frame, state and (stand-in served) Video-LLM judges, the engine checks (a tiny
     random-weight preset and judge on the real vLLM CPU build), the catalog sample, every table
     and figure."""
@@ -95,7 +96,7 @@ def test_embedded_default_runs_on_slurm(slurm: None, tmp_path: Path) -> None:
     check_runs = {(p, check_condition) for p in checks["presets"]}
     runs = played - check_runs
     assert check_runs <= played and {p for p, _ in runs} == set(settings["presets"])
-    assert len(runs) == 8, sorted(runs)  # 1 baseline x 8 main and ablation conditions
+    assert len(runs) == 4, sorted(runs)  # 1 baseline x (2 main + 2 more history) conditions
     for manifest in manifests:
         rows = read_manifest(manifest)
         assert {r.game for r in rows} == games, manifest
@@ -133,11 +134,12 @@ def test_embedded_default_runs_on_slurm(slurm: None, tmp_path: Path) -> None:
     for job in jobs:
         by_rule.setdefault(rule_of(job), []).append(job)
     assert len(by_rule["acquire_game"]) == len(by_rule["validate_launch"]) == len(games)
-    # 8 paper play shards + one engine check; 3 judges x 8 + the tiny judge's one shard; the
+    # 4 paper play shards + one engine check; 3 judges x 4 + the tiny judge's one shard; the
     # two tiny models (the preset's and the judge's architecture).
-    assert len(by_rule["play_shard"]) == 9 and len(by_rule["judge_shard"]) == 3 * 8 + 1
+    assert len(by_rule["play_shard"]) == 5 and len(by_rule["judge_shard"]) == 3 * 4 + 1
     assert len(by_rule["build_tiny_model"]) == 2
-    stages = {"catalog_triage", "main_results", "reproduction_report", "inspection_pages"}
+    stages = {"catalog_triage", "main_results", "ablation_figure", "reproduction_report"}
+    stages |= {"inspection_pages"}
     assert stages | {"engine_checks_table"} <= set(by_rule), sorted(by_rule)
     for job in jobs:
         vlm_judge = job["Comment"].startswith(f"rule_judge_shard_wildcards_{VLM_JUDGE}_")
@@ -146,7 +148,7 @@ def test_embedded_default_runs_on_slurm(slurm: None, tmp_path: Path) -> None:
     # Cost records: the play jobs' wall time as Slurm accounted it (baselines and the CPU-served
     # tiny preset: no GPU).
     costs = read_cost_records(repo / "results/costs")
-    assert len(costs) == 9 and set(costs["cost_source"]) == {"sacct"}, costs
+    assert len(costs) == 5 and set(costs["cost_source"]) == {"sacct"}, costs
     accounted = {j["JobIDRaw"]: j for j in by_rule["play_shard"]}
     for _, row in costs.iterrows():
         assert row["wall_s"] == float(accounted[row["slurm_job_id"]]["ElapsedRaw"])
