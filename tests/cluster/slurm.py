@@ -46,10 +46,20 @@ def cancel_jobs_under(workdir: Path) -> None:
         probe(["scancel", *ids], timeout_s=60)
 
 
+#: Answer length of the tiny presets in the Slurm tests (the shipped presets keep the paper's 512).
+TINY_MAX_TOKENS = 64
+
+
 def write_test_registry(source: Path, target: Path) -> None:
-    """The real model registry with resources the test node can grant (``serve.gpus`` kept)."""
+    """The real model registry with resources the test node can grant (``serve.gpus`` kept), and
+    tiny presets that answer in at most :data:`TINY_MAX_TOKENS` tokens: their random weights never
+    stop before ``max_tokens``, and 512 noise tokens per request on the CPU engine made the engine
+    checks the critical path of the whole run."""
     registry = yaml.safe_load(source.read_text())
     registry["defaults"]["resources"] = dict(TEST_NODE_RESOURCES)
+    for preset in registry["presets"].values():
+        if preset.get("tiny"):  # noise answers: a short one exercises the same path
+            preset["sampling"] = {**preset.get("sampling", {}), "max_tokens": TINY_MAX_TOKENS}
     target.write_text(yaml.safe_dump(registry, sort_keys=False))
 
 
@@ -58,12 +68,13 @@ def write_default_workflow(root: Path, *, steps: int = 2) -> Path:
 
     The config is config/config.yaml as shipped (local corpus of eight real games, the main and
     ablation conditions, the frame and state judges, the engine checks, every table and figure,
-    the catalog sample), with six changes that keep CI within its time budget or fit the test
-    node: only the ``random`` baseline plays and only the history ablation is planned (every
-    rule and job kind still runs); the Video-LLM judge ``qwen3.5-9b`` joins (served by the
-    stand-in through ``judge.server_argv``, which engine checks ignore; its judge jobs ask for a
-    GPU); episodes are ``steps`` long; the registry's default resources fit the test node; and
-    ``engine.vllm`` names this checkout's engine (the copy leaves out its 2.5 GB).
+    the catalog sample), with changes that keep CI within its time budget or fit the test node:
+    only the ``random`` baseline plays and only the history ablation is planned (every rule and
+    job kind still runs); the tiny presets answer in at most :data:`TINY_MAX_TOKENS` tokens; the
+    Video-LLM judge ``qwen3.5-9b`` joins (served by the stand-in through ``judge.server_argv``,
+    which engine checks ignore; its judge jobs ask for a GPU); episodes are ``steps`` long; the
+    registry's default resources fit the test node; and ``engine.vllm`` names this checkout's
+    engine (the copy leaves out its 2.5 GB).
     """
     ignore = shutil.ignore_patterns(
         ".venv",
