@@ -39,8 +39,10 @@ def play_shard_cmd(
     extra: tuple[str, ...] = (),
     *,
     preset: str = "random",
+    server_argv: list[str] | None = None,
 ) -> list[str]:
-    """`playsuite play-shard` for shard s0000 of a run under ``folder/runs`` (one worker)."""
+    """`playsuite play-shard` for shard s0000 of a run under ``folder/runs`` (one worker); the
+    served preset gets ``server_argv`` or else a stand-in server answering in 0.4 s."""
     cmd = [
         PLAYSUITE, "play-shard", "--corpus", "test", "--catalog", str(catalog),
         "--preset", preset, "--condition", "k0-hz0.33-base", "--shard", "s0000",
@@ -49,7 +51,7 @@ def play_shard_cmd(
         "--manifest", str(manifest_of(folder)), "--costs", str(folder / "costs" / "s0000.tsv"),
     ]  # fmt: skip
     if preset == SERVED:
-        argv = standin_argv("{uds}", model=SERVED, latency_s=0.4)
+        argv = server_argv or standin_argv("{uds}", model=SERVED, latency_s=0.4)
         cmd += ["--server-argv", json.dumps(argv)]
     return cmd + list(extra)
 

@@ -8,7 +8,6 @@ its unplayed episodes for a rerun, instead of each remaining game waiting out it
 
 from __future__ import annotations
 
-import json
 import subprocess
 import time
 from pathlib import Path
@@ -22,10 +21,9 @@ from playsuite.inference.command import standin_argv
 from playsuite.registry import load_registry
 from playsuite.runtimes.base import RuntimeOptions
 from playsuite.runtimes.factory import make_runtime
-from tests.harness.test_evidence import setup_games, write_rows
-from tests.harness.test_play import PLAYSUITE, REPO, probe_row
-
-SERVED = "internvl3.5-8b"  # any served preset: the stand-in or a dummy command serves it here
+from tests.harness.shardjobs import SERVED, play_shard_cmd, probe_games
+from tests.harness.test_evidence import write_rows
+from tests.harness.test_play import REPO, probe_row
 
 
 def test_the_wall_limit_holds_inside_a_hung_step(tmp_path: Path) -> None:
@@ -54,40 +52,13 @@ def test_the_wall_limit_holds_inside_a_hung_step(tmp_path: Path) -> None:
 
 
 def _play_shard(tmp_path: Path, games: list[str], argv: list[str], *extra: str):
-    catalog, games_dir = setup_games(tmp_path, [probe_row(g) for g in games])
-    runs = tmp_path / "runs"
-    cmd = [
-        PLAYSUITE,
-        "play-shard",
-        "--corpus",
-        "test",
-        "--catalog",
-        str(catalog),
-        "--preset",
-        SERVED,
-        "--condition",
-        "k0-hz0.33-base",
-        "--shard",
-        "s0000",
-        "--games",
-        ",".join(games),
-        "--workers",
-        "1",
-        "--steps",
-        "3",
-        "--runs-dir",
-        str(runs),
-        "--games-dir",
-        str(games_dir),
-        "--manifest",
-        str(runs / "shards" / "s0000.tsv"),
-        "--server-argv",
-        json.dumps(argv),
-        *extra,
-    ]
+    catalog, games_dir = probe_games(tmp_path, games)
+    cmd = play_shard_cmd(
+        tmp_path, catalog, games_dir, games, 3, extra, preset=SERVED, server_argv=argv
+    )
     started = time.monotonic()
     result = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=600)
-    return result, time.monotonic() - started, runs
+    return result, time.monotonic() - started, tmp_path / "runs"
 
 
 def test_a_server_that_never_becomes_ready_fails_after_the_setting(tmp_path: Path) -> None:
