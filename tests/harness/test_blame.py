@@ -19,7 +19,8 @@ from playsuite.catalog.corpus import load_corpus
 from playsuite.harness.manifest import read_manifest
 from playsuite.harness.node import ServerSettings, run_shard
 from playsuite.inference.command import standin_argv
-from tests.harness.test_play import PLAYSUITE, REPO, check_episode, probe_row, shard_job
+from tests.harness.shardjobs import play_shard_cmd
+from tests.harness.test_play import REPO, check_episode, probe_row, shard_job
 
 #: Answers of the stand-in's first four chat requests: the second holds a lone surrogate, which
 #: a JSON answer can carry (``\ud800``) but no UTF-8 file or later prompt can.
@@ -41,36 +42,6 @@ def acquire_only(catalog: Path, games_dir: Path, *game_ids: str) -> None:
     for game in load_corpus(catalog):
         if game.id in game_ids:
             acquire(game, games_dir)
-
-
-def play_shard_cmd(catalog: Path, games_dir: Path, runs: Path, games: str) -> list[str]:
-    """`playsuite play-shard` with the random baseline (no model server), 4 steps."""
-    return [
-        PLAYSUITE,
-        "play-shard",
-        "--corpus",
-        "test",
-        "--catalog",
-        str(catalog),
-        "--preset",
-        "random",
-        "--condition",
-        "k0-hz0.33-base",
-        "--shard",
-        "s0000",
-        "--games",
-        games,
-        "--workers",
-        "1",
-        "--steps",
-        "4",
-        "--runs-dir",
-        str(runs),
-        "--games-dir",
-        str(games_dir),
-        "--manifest",
-        str(runs / "shards" / "s0000.tsv"),
-    ]
 
 
 def test_a_lone_surrogate_in_an_answer_is_one_invalid_step(tmp_path: Path) -> None:
@@ -105,7 +76,7 @@ def test_a_game_never_acquired_is_left_for_a_rerun(tmp_path: Path) -> None:
     games_dir = tmp_path / "games"
     acquire_only(catalog, games_dir, "probe-a")
     runs = tmp_path / "runs"
-    cmd = play_shard_cmd(catalog, games_dir, runs, "probe-a,ghost")
+    cmd = play_shard_cmd(tmp_path, catalog, games_dir, ["probe-a", "ghost"])
     first = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300)
     assert first.returncode == 1, first.stderr  # the workflow retries the job
     assert "ghost" in first.stderr and "not acquired" in first.stderr, first.stderr

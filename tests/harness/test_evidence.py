@@ -25,7 +25,8 @@ from playsuite.judge.frame_judge import judge_episode_frames
 from playsuite.registry import load_registry
 from playsuite.runtimes.base import RuntimeOptions
 from playsuite.runtimes.factory import make_runtime
-from tests.harness.test_play import PLAYSUITE, REPO, check_episode, probe_row, video_seconds
+from tests.harness.shardjobs import play_shard_cmd
+from tests.harness.test_play import REPO, check_episode, probe_row, video_seconds
 
 
 def write_rows(tmp_path: Path, rows: list[dict]) -> Path:
@@ -45,33 +46,8 @@ def setup_games(tmp_path: Path, rows: list[dict]) -> tuple[Path, Path]:
 def play_shard(
     catalog: Path, games_dir: Path, runs: Path, games: str, steps: int
 ) -> subprocess.CompletedProcess[str]:
-    """`playsuite play-shard` with the random baseline (no model server)."""
-    cmd = [
-        PLAYSUITE,
-        "play-shard",
-        "--corpus",
-        "test",
-        "--catalog",
-        str(catalog),
-        "--preset",
-        "random",
-        "--condition",
-        "k0-hz0.33-base",
-        "--shard",
-        "s0000",
-        "--games",
-        games,
-        "--workers",
-        "1",
-        "--steps",
-        str(steps),
-        "--runs-dir",
-        str(runs),
-        "--games-dir",
-        str(games_dir),
-        "--manifest",
-        str(runs / "shards" / "s0000.tsv"),
-    ]
+    """`playsuite play-shard` with the random baseline (no model server) into ``runs``."""
+    cmd = play_shard_cmd(runs.parent, catalog, games_dir, games.split(","), steps)
     return subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300)
 
 
@@ -92,22 +68,28 @@ def test_a_game_that_dies_in_its_first_step_keeps_its_video_and_gets_a_level(
     assert judged["status"] == "ok" and judged["level"] in range(5)
 
 
-def test_a_game_that_hangs_in_its_first_step_keeps_its_video(tmp_path: Path) -> None:
-    """The probe game spins forever after 30 frames; the slice limit is 3 s of wall time."""
+def hung_game_spec(tmp_path: Path, slice_timeout_s: float, wall_timeout_s: float) -> EpisodeSpec:
+    """An episode of the probe game that spins forever after 30 frames (in its first step),
+    played by the random baseline under the given slice and episode wall-clock limits."""
     (game,) = load_corpus(write_rows(tmp_path, [probe_row("stuck", "--hang-after", "30")]))
     acquired = acquire(game, tmp_path / "games")
     (tmp_path / "work").mkdir()
-    spec = EpisodeSpec(
+    return EpisodeSpec(
         corpus="test",
         game=game,
         preset=load_registry().preset("random"),
         condition=Condition.parse("k0-hz0.33-base"),
         out_dir=tmp_path / "episode",
         runtime_options=RuntimeOptions(
-            workdir=tmp_path / "work", game_dir=acquired.files, slice_timeout_s=3.0
+            workdir=tmp_path / "work", game_dir=acquired.files, slice_timeout_s=slice_timeout_s
         ),
-        limits=EpisodeLimits(max_steps=4, wall_timeout_s=120),
+        limits=EpisodeLimits(max_steps=4, wall_timeout_s=wall_timeout_s),
     )
+
+
+def test_a_game_that_hangs_in_its_first_step_keeps_its_video(tmp_path: Path) -> None:
+    """The probe game spins forever after 30 frames; the slice limit is 3 s of wall time."""
+    spec = hung_game_spec(tmp_path, slice_timeout_s=3.0, wall_timeout_s=120)
     meta = run_episode(spec, make_baseline("random", seed=spec.seed), make_runtime)
     assert meta["status"] == "timeout" and meta["steps"] == 1, meta
     assert 0 < meta["frames"] < 90, meta

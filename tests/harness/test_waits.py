@@ -13,36 +13,18 @@ import time
 from pathlib import Path
 
 from playsuite.agents.baselines import make_baseline
-from playsuite.catalog.acquire import acquire
-from playsuite.catalog.corpus import load_corpus
-from playsuite.config import Condition
-from playsuite.harness.episode import EpisodeLimits, EpisodeSpec, run_episode
+from playsuite.harness.episode import run_episode
 from playsuite.inference.command import standin_argv
-from playsuite.registry import load_registry
-from playsuite.runtimes.base import RuntimeOptions
 from playsuite.runtimes.factory import make_runtime
 from tests.harness.shardjobs import SERVED, play_shard_cmd, probe_games
-from tests.harness.test_evidence import write_rows
-from tests.harness.test_play import REPO, probe_row
+from tests.harness.test_evidence import hung_game_spec
+from tests.harness.test_play import REPO
 
 
 def test_the_wall_limit_holds_inside_a_hung_step(tmp_path: Path) -> None:
     """The game hangs in its first step; the runtime's own slice limit is 120 s, the episode's
     wall limit 8 s: the episode ends near 8 s (it used to take the full 120 s)."""
-    (game,) = load_corpus(write_rows(tmp_path, [probe_row("stuck", "--hang-after", "30")]))
-    acquired = acquire(game, tmp_path / "games")
-    (tmp_path / "work").mkdir()
-    spec = EpisodeSpec(
-        corpus="test",
-        game=game,
-        preset=load_registry().preset("random"),
-        condition=Condition.parse("k0-hz0.33-base"),
-        out_dir=tmp_path / "episode",
-        runtime_options=RuntimeOptions(
-            workdir=tmp_path / "work", game_dir=acquired.files, slice_timeout_s=120.0
-        ),
-        limits=EpisodeLimits(max_steps=4, wall_timeout_s=8.0),
-    )
+    spec = hung_game_spec(tmp_path, slice_timeout_s=120.0, wall_timeout_s=8.0)
     started = time.monotonic()
     meta = run_episode(spec, make_baseline("random", seed=spec.seed), make_runtime)
     elapsed = time.monotonic() - started
