@@ -30,6 +30,10 @@ def test_prompt_for_a_local_game(capsys, tmp_path):
     assert "400 pixels wide and 300 pixels high" in out  # the game's own screen size
     assert "Your previous steps: none yet" in out
     assert "Example 3" in out and "standard+fewshot.txt" in out
+    # the shared system part, shown first under its own heading, and its file
+    system, user = out.split(cli.USER_HEADING)
+    assert system.startswith(cli.SYSTEM_HEADING) and "plays video games" in system
+    assert "Title: Trip on the Funny Boat" in user and "standard.system.txt" in user
 
 
 def test_prompt_with_a_cua_template_and_sizes(capsys):
@@ -37,6 +41,7 @@ def test_prompt_with_a_cua_template_and_sizes(capsys):
                  "800x600", "--image", "812x588"]) == 0  # fmt: skip
     out = capsys.readouterr().out
     assert "## Code:" in out and "812 pixels wide and 588 pixels high" in out
+    assert cli.SYSTEM_HEADING not in out  # the CUA templates have no system part
 
 
 def test_prompt_list_and_errors(capsys):

@@ -81,16 +81,17 @@ def test_standard_prompt_carries_every_required_element(game_row):
     assert "Your previous 2 steps (oldest first):" in text
     assert "Step 4 (game time 12.0 s):" in text and "the screen did NOT change" in text
     # control rules: documented first, then the fallback defaults in order
-    documented = text.index("Use the documented controls above first")
-    fallback = text.index("a, d, w, s")
+    documented = text.index("Treat the instructions and controls above as authoritative")
+    fallback = text.index("a (left), d (right), w (up), s (down)")
     assert documented < fallback
-    for key in ("space, enter", "escape", "click", "z, x, c, q, e, r, f", "1 to 5"):
+    for key in ("space to jump", "enter to start", "escape", "CLICK: x, y", "z, x, c, q, e, r, f"):
         assert key in text[fallback:], key
+    assert "number keys 1 to 5" in text[fallback:]
     # mouse rules: menus, the left button, aiming; the screenshot size the model sees
     assert "Menus and buttons" in text and "left mouse button" in text and "Aiming" in text
     assert "1280 pixels wide and 960 pixels high" in text
-    # game over and continue handling
-    assert "game over" in text and "Retry, Continue, Play again" in text
+    # game over and continue handling: the button, else enter first
+    assert '"Game Over"' in text and '"Try Again"' in text and "enter first" in text
     # the action grammar, every form
     for form in (
         "space",
@@ -118,6 +119,8 @@ def test_standard_prompt_carries_every_required_element(game_row):
     assert re.search(r"^Observation: .*\n^Reasoning: .*\n^Action: ", tail, re.M)
     assert "3 seconds" in text
     assert "$" not in text
+    # the shared system part is a separate message, not in the user text
+    assert "leftover HTML markup" not in text
 
 
 @pytest.mark.parametrize("condition", CONDITIONS)

@@ -24,7 +24,8 @@ def _valid(actions) -> bool:
 
 def _forms(prompt: str) -> list[str]:
     """The example actions of the standard template's '# Actions' section."""
-    section = prompt[prompt.index("# Actions") : prompt.index("# Avoid loops")]
+    start = prompt.index("# Actions\n")
+    section = prompt[start : prompt.index("\n# ", start)]
     forms = []
     for line in section.splitlines():
         if not line.startswith("- "):

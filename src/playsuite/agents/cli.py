@@ -9,6 +9,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+SYSTEM_HEADING = "===== system message ====="
+USER_HEADING = "===== user message ====="
+
 
 def _size(text: str) -> tuple[int, int]:
     try:
@@ -39,9 +42,14 @@ def _prompt(args: argparse.Namespace) -> int:
         readme = Path(args.readme).read_text(encoding="utf-8", errors="replace")
     prompt = EpisodePrompt.for_run(preset, args.condition, game, readme_text=readme)
     screen = args.screen or game.screen_size or (800, 600)
+    system = prompt.render_system(screen, args.image)
+    if system:  # sent as its own message: shown under its own heading
+        print(f"{SYSTEM_HEADING}\n{system}\n{USER_HEADING}")
     print(prompt.render(screen, args.image), end="")
     if args.verbose:
         print(f"\n[template {template_for(preset, args.condition)}: {prompt.template.path}]")
+        if prompt.template.system is not None:
+            print(f"[system part: {prompt.template.system.path}]")
     return 0
 
 

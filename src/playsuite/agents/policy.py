@@ -26,8 +26,9 @@ class StepRequest:
 
     ``frame`` is the game screen, H×W×3 uint8, at ``screen`` = (width, height). ``game`` is the
     catalog row (a dict with the fields of DESIGN.md "Catalog entry"). ``prompt`` is the rendered
-    prompt text for this step, ``history`` the remembered past steps, oldest first.
-    ``wall_left_s`` is what remains of the episode's wall-clock limit.
+    prompt text for this step (the user message), ``history`` the remembered past steps, oldest
+    first. ``wall_left_s`` is what remains of the episode's wall-clock limit. ``system`` is the
+    template's system part, the same every step (``""`` for templates without one).
     """
 
     frame: np.ndarray
@@ -40,6 +41,8 @@ class StepRequest:
     step_seconds: float = 3.0
     #: Wall-clock seconds the episode has left (None: no limit); a served policy waits no longer.
     wall_left_s: float | None = None
+    #: The system message a served model gets before the prompt; empty: none is sent.
+    system: str = ""
 
     def __post_init__(self) -> None:
         frame = self.frame

@@ -9,6 +9,13 @@ fails before a single game is played rather than rendering ``$titel`` into a tho
 Which template a run uses follows from its preset and condition (:func:`template_for`): the base
 variant uses the preset's own template, any other variant ``v`` uses ``{template}+{v}``
 (``standard+strategy``, ``standard+fewshot``), so a new ablation is a new file.
+
+A template may come with a system part: ``{base}.system.txt`` beside it, where ``base`` is the
+name before the first ``+``. The paper sends the generalist models one shared system instruction
+and a per-step user message; keying the system file by the base name makes every variant of a
+template (``standard+strategy``, ``standard+fewshot``) share the same system text by construction.
+The system part is checked like the template and sent as the chat's system message
+(:mod:`playsuite.agents.served`); templates without one send a single user message.
 """
 
 from __future__ import annotations
@@ -47,6 +54,8 @@ PLACEHOLDERS: dict[str, str] = {
 
 TEMPLATE_NAME = re.compile(r"^[a-z0-9_]+(?:\+[a-z0-9_]+)*$")
 BASE_VARIANT = "base"
+#: ``{base}{SYSTEM_SUFFIX}.txt`` holds the system part shared by every variant of ``base``.
+SYSTEM_SUFFIX = ".system"
 
 
 class PromptError(ConfigError):
@@ -71,10 +80,16 @@ class PromptTemplate:
     name: str
     path: Path
     text: str
+    #: The system part (``{base}.system.txt``), or ``None`` when the template has none.
+    system: PromptTemplate | None = None
 
     @property
     def placeholders(self) -> frozenset[str]:
         return frozenset(string.Template(self.text).get_identifiers())
+
+    def render_system(self, values: Mapping[str, str]) -> str:
+        """The system message, or ``""`` when the template has no system part."""
+        return self.system.render(values) if self.system is not None else ""
 
     def render(self, values: Mapping[str, str]) -> str:
         try:
@@ -90,8 +105,13 @@ def _tidy(text: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)) + "\n"
 
 
+def system_path(name: str, directory: str | Path | None = None) -> Path:
+    """Where the system part of template ``name`` lives (it may not exist)."""
+    return prompts_dir(directory) / f"{name.split('+', 1)[0]}{SYSTEM_SUFFIX}.txt"
+
+
 def load_template(name: str, directory: str | Path | None = None) -> PromptTemplate:
-    """Read ``{name}.txt`` and check its placeholders against :data:`PLACEHOLDERS`."""
+    """Read ``{name}.txt`` (and its system part, if any) and check their placeholders."""
     if not TEMPLATE_NAME.match(name):
         raise PromptError(
             f"template name {name!r} is not valid: use lower-case words joined by '+', "
@@ -103,6 +123,17 @@ def load_template(name: str, directory: str | Path | None = None) -> PromptTempl
     except FileNotFoundError:
         known = ", ".join(available_templates(directory)) or "none"
         raise PromptError(f"no prompt template {name!r} ({path}); available: {known}") from None
+    system_file = system_path(name, directory)
+    system = None
+    if system_file.is_file():
+        system_name = system_file.name.removesuffix(".txt")
+        system_text = system_file.read_text(encoding="utf-8")
+        system = PromptTemplate(system_name, system_file, _checked(system_file, system_text))
+    return PromptTemplate(name=name, path=path, text=_checked(path, text), system=system)
+
+
+def _checked(path: Path, text: str) -> str:
+    """``text`` if it is a valid template using only known placeholders, else a PromptError."""
     template = string.Template(text)
     if not template.is_valid():
         raise PromptError(
@@ -114,7 +145,7 @@ def load_template(name: str, directory: str | Path | None = None) -> PromptTempl
             f"{path}: unknown placeholder(s) {', '.join('$' + u for u in unknown)}; "
             f"known: {', '.join('$' + p for p in PLACEHOLDERS)}"
         )
-    return PromptTemplate(name=name, path=path, text=text)
+    return text
 
 
 def template_for(
@@ -222,9 +253,22 @@ class EpisodePrompt:
         image: tuple[int, int] | None = None,
         history: Iterable[HistoryEntry] | History = (),
     ) -> str:
+        """The user message of one step."""
         if isinstance(history, History):
             history = history.entries()
-        values = prompt_values(
+        return self.template.render(self._values(screen, image, history))
+
+    def render_system(self, screen: tuple[int, int], image: tuple[int, int] | None = None) -> str:
+        """The system message (the same every step), or ``""`` when the template has none."""
+        return self.template.render_system(self._values(screen, image, ()))
+
+    def _values(
+        self,
+        screen: tuple[int, int],
+        image: tuple[int, int] | None,
+        history: Iterable[HistoryEntry],
+    ) -> dict[str, str]:
+        return prompt_values(
             self.game,
             screen=screen,
             image=image,
@@ -232,7 +276,6 @@ class EpisodePrompt:
             history=history,
             history_k=self.history_k,
         )
-        return self.template.render(values)
 
 
 def render_prompt(
@@ -247,8 +290,13 @@ def render_prompt(
     readme_text: str | None = None,
     limits: TextLimits | None = None,
     directory: str | Path | None = None,
+    with_system: bool = False,
 ) -> str:
-    """Render one prompt: ``template`` (a name or a loaded template) for a catalog row."""
+    """Render one prompt: ``template`` (a name or a loaded template) for a catalog row.
+
+    The result is the user message; ``with_system`` puts the system part (if any) before it,
+    separated by a blank line, which is what a reader of the whole prompt wants to see.
+    """
     if not isinstance(template, PromptTemplate):
         template = load_template(template, directory)
     values = prompt_values(
@@ -259,4 +307,6 @@ def render_prompt(
         history=history,
         history_k=history_k,
     )
-    return template.render(values)
+    user = template.render(values)
+    system = template.render_system(values) if with_system else ""
+    return f"{system}\n{user}" if system else user

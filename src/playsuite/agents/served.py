@@ -1,10 +1,12 @@
 """The policy for a model served by vLLM: the frame and the prompt in, the model's raw text out.
 
-The request is an OpenAI chat completion: one user message carrying the current frame as a PNG
-data URL (plus the frames of the remembered steps for presets with ``history_frames``) and the
-rendered prompt, sampled with the preset's settings (temperature 0.5, 512 tokens, a seed per
-episode). The frame is sent at the game's own resolution, so the image the model sees is the
-screen and its coordinates need no rescaling beyond what its parser documents.
+The request is an OpenAI chat completion: the template's system part as a system message (when
+the template has one, as the standard template does, after the paper's shared system prompt),
+then one user message carrying the current frame as a PNG data URL (plus the frames of the
+remembered steps for presets with ``history_frames``) and the rendered prompt, sampled with the
+preset's settings (temperature 0.5, 512 tokens, a seed per episode). The frame is sent at the
+game's own resolution, so the image the model sees is the screen and its coordinates need no
+rescaling beyond what its parser documents.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Any
 
 from playsuite.agents.policy import PolicyReply, StepRequest
 from playsuite.inference.client import InferenceClient
-from playsuite.inference.messages import user_message
+from playsuite.inference.messages import system_message, user_message
 from playsuite.registry import Preset
 
 #: Shortest wait for one answer, however little of the episode's wall-clock limit is left.
@@ -39,8 +41,10 @@ class ServedModelPolicy:
         timeout_s = None  # the client's own
         if request.wall_left_s is not None:  # the episode's wall limit also bounds the model
             timeout_s = max(MIN_REQUEST_S, min(self.client.timeout_s, request.wall_left_s))
+        messages = [system_message(request.system)] if request.system else []
+        messages.append(user_message(request.prompt, images))
         result = self.client.chat(
-            [user_message(request.prompt, images)],
+            messages,
             seed=self.seed + request.step,
             timeout_s=timeout_s,
         )

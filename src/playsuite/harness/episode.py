@@ -313,6 +313,7 @@ def run_episode(
                     history=history.entries(),
                     step_seconds=step_s,
                     wall_left_s=left_s(),
+                    system=prompt.render_system(screen),
                 )
                 try:
                     reply = policy.act(request)

@@ -16,6 +16,7 @@ from string import Template
 
 from playsuite.catalog.corpus import GameEntry
 from playsuite.config import ConfigError, config_dir
+from playsuite.judge.schema import schema_outline
 
 #: README text beyond this many characters is cut (a long README would crowd out the video).
 README_MAX_CHARS = 6000
@@ -72,8 +73,18 @@ def load_prompt(path: str | os.PathLike[str] | None = None) -> Template:
 
 
 def render_prompt(template: Template, context: str, frames: int, duration: float) -> str:
-    """Fill the prompt's ``$context``, ``$frames`` and ``$duration``; unknown names are errors."""
+    """Fill ``$context``, ``$frames``, ``$duration`` and ``$schema``; unknown names are errors.
+
+    ``$schema`` is the reply's shape written out from the milestone schema
+    (:func:`~playsuite.judge.schema.schema_outline`), so the prompt cannot drift from it.
+    """
+    values = {
+        "context": context,
+        "frames": frames,
+        "duration": f"{duration:.0f}",
+        "schema": schema_outline(),
+    }
     try:
-        return template.substitute(context=context, frames=frames, duration=f"{duration:.0f}")
+        return template.substitute(values)
     except (KeyError, ValueError) as exc:
         raise ConfigError(f"judge prompt has an unknown or malformed placeholder: {exc}") from None

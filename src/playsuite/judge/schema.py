@@ -35,6 +35,40 @@ def milestone_schema() -> dict[str, Any]:
     return json.loads(text)
 
 
+def schema_outline(schema: dict[str, Any] | None = None) -> str:
+    """The reply's shape for the judge prompt, written out from the schema itself.
+
+    One top-level field per line, each value replaced by its type and range (``true|false``,
+    ``integer 0-20``), so the prompt shows the model exactly the object that constrained decoding
+    and validation expect, and cannot drift from them when a field is added.
+    """
+    schema = schema or milestone_schema()
+    lines = [f'  "{name}": {_outline(spec)}' for name, spec in schema["properties"].items()]
+    return "{\n" + ",\n".join(lines) + "\n}"
+
+
+def _outline(spec: dict[str, Any]) -> str:
+    kind = spec.get("type")
+    if kind == "boolean":
+        return "true|false"
+    if kind in ("integer", "number"):
+        low, high = spec.get("minimum"), spec.get("maximum")
+        return kind if low is None or high is None else f"{kind} {low:g}-{high:g}"
+    if kind == "string":
+        if "enum" in spec:
+            return "one of the field names above"
+        if "maxLength" in spec:
+            return f"string of at most {spec['maxLength']} characters"
+        return "string"
+    if kind == "array":
+        most = f" (at most {spec['maxItems']} entries)" if "maxItems" in spec else ""
+        return f"[{_outline(spec['items'])}, ...]{most}"
+    if kind == "object":
+        fields = ", ".join(f'"{k}": {_outline(v)}' for k, v in spec["properties"].items())
+        return "{" + fields + "}"
+    raise ValueError(f"no outline for schema type {kind!r}")
+
+
 def validate_milestones(obj: Any) -> dict[str, Any]:
     """Return ``obj`` if it is a valid milestone object, else raise :class:`MilestoneError`.
 
