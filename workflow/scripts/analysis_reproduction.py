@@ -46,6 +46,13 @@ for corpus in sorted(scores["corpus"].unique()):
     records = costs[(costs["corpus"] == corpus) & (costs["condition"] == s.without_history)]
     table = cost_table(mine, records, s.without_history, registry)
     parts.append(ref.cost_cells(corpus, table))
+parts.append(  # a setting, set beside the paper's cut so a differing run is visible
+    {
+        "curation/thresholds/genre_min_games": ref.Measured(
+            float(s.genre_min_games), note="this run's analysis.genres.min_games"
+        )
+    }
+)
 benchmarks = read_benchmarks(snakemake.params.benchmarks)
 parts.append(ref.efficiency_cells(benchmarks))
 

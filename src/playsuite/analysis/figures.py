@@ -258,9 +258,7 @@ def stability_figure(table: pd.DataFrame) -> plt.Figure:
     return fig
 
 
-def genre_heatmap(
-    means: pd.DataFrame, title: str, counts: pd.Series | None = None
-) -> plt.Figure:
+def genre_heatmap(means: pd.DataFrame, title: str, counts: pd.Series | None = None) -> plt.Figure:
     """Figures 11-12: presets x genres mean progress; every column is labelled with its n
     (``counts``: games with a valid run per genre), genres below the table cut included."""
     with plt.rc_context(STYLE):

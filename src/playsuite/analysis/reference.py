@@ -64,7 +64,9 @@ def _num(v: Any) -> float | None:
     return None if math.isnan(f) else f
 
 
-def _cell(row: Mapping[str, Any] | pd.Series, col: str, scale: float = 1.0, note: str = "") -> Measured:
+def _cell(
+    row: Mapping[str, Any] | pd.Series, col: str, scale: float = 1.0, note: str = ""
+) -> Measured:
     """A measured cell from ``row[col]`` and, where present, ``row[col + ' low'/' high']``."""
     value = _num(row.get(col))
     low, high = _num(row.get(f"{col} low")), _num(row.get(f"{col} high"))
@@ -433,7 +435,10 @@ def reproduction_table(
 
 
 def _fmt(v: Any) -> str:
-    return DASH if v is None or pd.isna(v) else f"{v:.3f}"
+    """Three decimals; whole numbers (counts, thresholds) without."""
+    if v is None or pd.isna(v):
+        return DASH
+    return f"{v:.0f}" if float(v).is_integer() else f"{v:.3f}"
 
 
 def reproduction_markdown(table: pd.DataFrame, title: str = "Reproduction report") -> str:

@@ -46,9 +46,7 @@ class SyntheticSpec:
     judge: str = "frame"
     seed: int = 0
     #: (corpus, preset, condition) -> (mean level, Partial+ share as a fraction, or None)
-    planted: Mapping[tuple[str, str, str], tuple[float, float | None]] = field(
-        default_factory=dict
-    )
+    planted: Mapping[tuple[str, str, str], tuple[float, float | None]] = field(default_factory=dict)
 
 
 def planted_shares(mean: float, partial: float | None = None) -> np.ndarray:
@@ -149,3 +147,28 @@ def write_scores_tsv(df: pd.DataFrame, path: str) -> None:
     from playsuite.files import write_text_atomic
 
     write_text_atomic(path, df.to_csv(sep="\t", index=False))
+
+
+def plant_table2(
+    published: Mapping[str, float | None], with_history: str, without_history: str
+) -> dict[tuple[str, str, str], tuple[float, float | None]]:
+    """``SyntheticSpec.planted`` for every Table 2 cell of a flattened reference
+    (``table2/{corpus}/{preset}/{k3,k0,partial_k0}``, Partial+ in percent): the with-history
+    mean, and the without-history mean with its Partial+ share."""
+    cells: dict[tuple[str, str], dict[str, float]] = {}
+    for key, value in published.items():
+        parts = key.split("/")
+        if parts[0] != "table2" or value is None:
+            continue
+        cells.setdefault((parts[1], parts[2]), {})[parts[3]] = float(value)
+    out: dict[tuple[str, str, str], tuple[float, float | None]] = {}
+    for (corpus, preset), stats in cells.items():
+        if "k3" in stats:
+            out[(corpus, preset, with_history)] = (stats["k3"], None)
+        if "k0" in stats:
+            partial = stats.get("partial_k0")
+            out[(corpus, preset, without_history)] = (
+                stats["k0"],
+                None if partial is None else partial / 100.0,
+            )
+    return out
