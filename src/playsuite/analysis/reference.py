@@ -198,13 +198,7 @@ def ablation_cells(ab: Ablation, table: pd.DataFrame) -> dict[str, Measured]:
             base = SEP.join(("ablations", name, r["corpus"], f"hz{r['hz']:g}"))
             out[f"{base}{SEP}k{k_without}"] = _cell(r, "without")
             out[f"{base}{SEP}k{k_with}"] = _cell(r, "with")
-            n_wo, n_w = _num(r.get("without n")), _num(r.get("with n"))
-            wo, w = out[f"{base}{SEP}k{k_without}"].value, out[f"{base}{SEP}k{k_with}"].value
-            if None not in (n_wo, n_w, wo, w) and n_wo + n_w > 0:
-                out[f"{base}{SEP}overall"] = Measured(
-                    (wo * n_wo + w * n_w) / (n_wo + n_w),
-                    note="both history conditions pooled from their means (no interval computed)",
-                )
+            out[f"{base}{SEP}overall"] = _cell(r, "overall")
             out[f"{base}{SEP}gap"] = _negated(_cell(r, "gap"), "mean without - with history")
             if not bool(r["reference"]):
                 change = _negated(_cell(r, "change"), "matched cells valid in all four conditions")
