@@ -218,7 +218,8 @@ rule efficiency:
 
 
 # The report also reads the cost records (the no-history campaign of each corpus, as the paper's
-# cost) and the benchmark TSVs (efficiency) when they exist; missing ones are named in the report.
+# cost), the benchmark TSVs (efficiency) and the catalog funnels (curation, Table 5) when they
+# exist; what is missing is named in the report.
 rule reproduction_report:
     input:
         scores="results/scores/{judge}.tsv",
@@ -237,6 +238,9 @@ rule reproduction_report:
         engine_checks=(["results/tables/engine_checks.csv"] if ENGINE_CHECKS else []),
         benchmarks=lambda wildcards: sorted(
             str(p) for p in Path(ANALYSIS.benchmarks).glob("*.tsv") if p.is_file()
+        ),
+        funnels=lambda wildcards: sorted(
+            str(p) for p in Path("results/catalog").glob("*/funnel.csv") if p.is_file()
         ),
     output:
         csv="results/report/{judge}/reproduction.csv",

@@ -11,10 +11,14 @@ from playsuite.analysis.history import ALL_MODELS
 from playsuite.analysis.prompting import prompting_effects
 from playsuite.analysis.reference import (
     ablation_cells,
+    funnel_cells,
     judge_agreement_cells,
     stability_cells,
 )
 from playsuite.analysis.synthetic import SyntheticSpec, synthetic_scores
+from playsuite.catalog.filters import Decision
+from playsuite.catalog.funnel import funnel_table
+from playsuite.catalog.ingest import RawGame
 
 RATE = Ablation(
     "rate",
@@ -99,3 +103,18 @@ def test_prompting_means_are_on_the_matched_cells() -> None:
         cells["ablations/prompting/itch/fewshot/base"].value
         == pooled.at["fewshot", "reference mean"]
     )
+
+
+def test_funnel_cells_read_the_catalog_funnel() -> None:
+    stages = ["", "", "python3", "python3", "not_a_game", "construct_runtime", "", "drag_only"]
+    games = [RawGame(f"pyweek-{i}", "pyweek", str(i), f"g{i}") for i in range(len(stages))]
+    decisions = {g.id: Decision(g.id, g.source, s) for g, s in zip(games, stages, strict=True)}
+    funnel = funnel_table(games, decisions)
+    cells = funnel_cells({"pyweek": funnel})
+    assert cells["curation/pyweek/pool"].value == 8
+    assert cells["curation/pyweek/after_python3"].value == 6
+    assert cells["curation/pyweek/after_launch"].value == 3
+    assert cells["table5/not_a_game"].value == 1 and cells["table5/drag_only"].value == 1
+    assert cells["table5/construct_runtime"].value == 1
+    assert cells["table5/gamepad_required"].value == 0
+    assert "table5/python3" not in cells  # a metadata filter, not a Table 5 reason

@@ -1,6 +1,7 @@
 """Reproduction report: every published number beside the measured one, with its interval."""
 
 import sys
+from pathlib import Path
 
 from playsuite.analysis import reference as ref
 from playsuite.analysis.ablations import load_ablation
@@ -53,6 +54,9 @@ parts.append(  # a setting, set beside the paper's cut so a differing run is vis
         )
     }
 )
+# The catalog funnels that exist (a run given ready corpus tables has none).
+funnels = {Path(f).parent.name: read_table(f) for f in inp.funnels}
+parts.append(ref.funnel_cells(funnels))
 benchmarks = read_benchmarks(snakemake.params.benchmarks)
 parts.append(ref.efficiency_cells(benchmarks))
 
@@ -65,6 +69,7 @@ ctx = ref.RunContext(
     benchmarks={name for name, t in benchmarks.items() if t is not None},
     cost_records=not costs.empty,
     genre_min_games=s.genre_min_games,
+    funnels=set(funnels),
 )
 published = ref.load_reference(inp.reference[0]) if len(inp.reference) else {}
 table = ref.reproduction_table(

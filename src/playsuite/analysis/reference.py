@@ -22,6 +22,7 @@ from playsuite.analysis.ablations import Ablation
 from playsuite.analysis.history import ALL_MODELS
 from playsuite.analysis.scores import valid
 from playsuite.analysis.tables import to_markdown
+from playsuite.catalog.funnel import SOURCE_LABELS
 from playsuite.config import Condition, load_validated
 
 DASH = "—"
@@ -283,6 +284,42 @@ def curation_cells(scores: pd.DataFrame) -> dict[str, Measured]:
     return out
 
 
+#: Table 5's reasons: the catalog stages (playsuite.catalog.filters.STAGES) that apply them.
+TABLE5_STAGES = (
+    "construct_runtime",
+    "drag_only",
+    "multiplayer_only",
+    "not_a_game",
+    "gamepad_required",
+)
+
+
+def funnel_cells(funnels: Mapping[str, pd.DataFrame]) -> dict[str, Measured]:
+    """The catalog funnel (``results/catalog/{corpus}/funnel.csv``, playsuite.catalog.funnel) of
+    each corpus: ``curation/{corpus}/pool`` (games ingested), ``after_{stage}`` (games left
+    after each stage) and Table 5's per-reason exclusions summed over the corpora."""
+    out: dict[str, Measured] = {}
+    note = "from the catalog funnel (a count)"
+    excluded: dict[str, float] = {}
+    for corpus, funnel in funnels.items():
+        if funnel.empty:
+            continue
+        label = SOURCE_LABELS.get(corpus, corpus)
+        left = f"{label} remaining" if f"{label} remaining" in funnel else "total remaining"
+        gone = [c for c in funnel.columns if c.endswith(" excluded")]
+        for _, row in funnel.iterrows():
+            stage = str(row["stage"])
+            key = "pool" if stage == "ingested" else f"after_{stage}"
+            out[SEP.join(("curation", corpus, key))] = Measured(_num(row[left]), note=note)
+            if stage in TABLE5_STAGES:
+                excluded[stage] = excluded.get(stage, 0.0) + sum(_num(row[c]) or 0.0 for c in gone)
+    for stage, n in excluded.items():
+        out[SEP.join(("table5", stage))] = Measured(
+            n, note=f"from the catalog funnel of {', '.join(sorted(funnels))} (a count)"
+        )
+    return out
+
+
 def merge_cells(parts: Iterable[Mapping[str, Measured]]) -> dict[str, Measured]:
     out: dict[str, Measured] = {}
     for p in parts:
@@ -295,12 +332,9 @@ def merge_cells(parts: Iterable[Mapping[str, Measured]]) -> dict[str, Measured]:
 #: Published numbers no stage of the package measures, by key prefix.
 NEVER_MEASURED: dict[str, str] = {
     "table4/": "needs the catalog's content audit (an LLM-validated tag match); not computed",
-    "table5/": "needs the technical-exclusion log of the paper's curation; not computed",
     "curation/thresholds/": "a threshold of the curation policy, not a measurement",
-    "curation/itch/pool": "needs the platform crawl counts; the report reads no catalog funnel",
-    "curation/pyweek/pool": "needs the platform crawl counts; the report reads no catalog funnel",
-    "curation/pyweek/python3": "needs the catalog funnel; the report reads no catalog funnel",
-    "curation/total/launchable": "needs the catalog's launch gate counts; not read by the report",
+    "curation/total/launchable": "the funnel ends at the curated corpus, not at the paper's "
+    "larger launchable pool",
     "efficiency/launch/naive_s": "the fixed-wait launcher is not part of the package",
     "efficiency/judge/": "the judge benchmark does not separate baseline, steady-state and "
     "end-to-end throughput",
@@ -324,6 +358,7 @@ class RunContext:
     benchmarks: Collection[str] = ()  # benchmark files present
     cost_records: bool = False
     genre_min_games: int | None = None
+    funnels: Collection[str] = ()  # corpora whose catalog funnel was read
 
 
 def why_not_measured(key: str, ctx: RunContext) -> str:
@@ -333,6 +368,11 @@ def why_not_measured(key: str, ctx: RunContext) -> str:
             return reason
     parts = key.split(SEP)
     section = parts[0]
+    if section == "table5" or (section == "curation" and parts[-1] != "evaluated"):
+        corpora = ctx.funnels if section == "table5" else [c for c in ctx.funnels if c == parts[1]]
+        if not corpora:
+            return "no catalog funnel read (results/catalog/{corpus}/funnel.csv absent)"
+        return "stage not in the catalog funnel"
     if section in CORPUS_SECTIONS or (section == "curation" and parts[1] != "total"):
         corpus = parts[1]
         if corpus not in ctx.corpora:
