@@ -178,6 +178,8 @@ def test_reproduction_report_sets_measured_beside_published(repo: Path) -> None:
     assert cells.at["ablations/rate/pyweek/hz3/gap", "note"] == "not planned in this config"
     assert cells.at["agreement/human/alpha", "note"].startswith("no ratings CSV")
     assert cells.at["table2/new/x/k3", "note"] == "not published"
+    assert "no throughput.tsv" in cells.at["efficiency/play/workers8_per_gpu_hour", "note"]
+    assert "no catalog funnel" in cells.at["table5/drag_only", "note"]
     md = reproduction_markdown(table)
     assert "| table2/itch/qwen3-vl-8b/k3 | 0.640 | 0.700 | [0.660, 0.740] | 0.060 | no |" in md
     assert "the published value lies inside the measured 95 % interval for 0, outside for 1" in md

@@ -7,10 +7,12 @@ import pytest
 
 from playsuite.analysis.ablations import Ablation
 from playsuite.analysis.bootstrap import BootstrapSpec
+from playsuite.analysis.efficiency import read_benchmarks
 from playsuite.analysis.history import ALL_MODELS
 from playsuite.analysis.prompting import prompting_effects
 from playsuite.analysis.reference import (
     ablation_cells,
+    efficiency_cells,
     funnel_cells,
     judge_agreement_cells,
     stability_cells,
@@ -118,3 +120,15 @@ def test_funnel_cells_read_the_catalog_funnel() -> None:
     assert cells["table5/construct_runtime"].value == 1
     assert cells["table5/gamepad_required"].value == 0
     assert "table5/python3" not in cells  # a metadata filter, not a Table 5 reason
+
+
+def test_efficiency_cells_from_the_benchmark_outputs(tmp_path) -> None:
+    (tmp_path / "launch.tsv").write_text("runtime\tgame\tlaunch_s\npygame\ta\t6\nbrowser\tb\t10\n")
+    (tmp_path / "throughput.tsv").write_text(
+        "workers\tepisodes_per_hour\n1\t6.5\n4\t20\n8\t41\n8\t43\n"
+    )
+    cells = efficiency_cells(read_benchmarks(tmp_path))
+    assert cells["efficiency/launch/optimized_s"].value == 8.0
+    assert cells["efficiency/play/workers1_per_gpu_hour"].value == 6.5
+    assert cells["efficiency/play/workers8_per_gpu_hour"].value == 42.0
+    assert not any(k.startswith("efficiency/judge") for k in cells)

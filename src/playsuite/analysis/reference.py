@@ -405,7 +405,10 @@ def why_not_measured(key: str, ctx: RunContext) -> str:
             return "judge not in the ratings CSV"
         return "no agreement computed (no pairs or no milestone fields)"
     if section == "efficiency":
-        return "benchmark output missing (analysis.benchmarks: launch.tsv / throughput.tsv)"
+        name = {"launch": "launch.tsv", "play": "throughput.tsv"}.get(parts[1], parts[1])
+        if name not in ctx.benchmarks:
+            return f"benchmark not run: no {name} under analysis.benchmarks"
+        return f"no matching row in {name} (e.g. no run with that many workers)"
     return "not measured in this run"
 
 
