@@ -217,8 +217,13 @@ rule efficiency:
         "../workflow/scripts/analysis_efficiency.py"
 
 
+# The report also reads the cost records (the no-history campaign of each corpus, as the paper's
+# cost), the benchmark TSVs (efficiency) and the catalog funnels (curation, Table 5) when they
+# exist; what is missing is named in the report.
 rule reproduction_report:
     input:
+        scores="results/scores/{judge}.tsv",
+        models=config["models"],
         main="results/tables/{judge}/main.csv",
         genres="results/tables/{judge}/genres.csv",
         genre_range="results/tables/{judge}/genre_rank_range.csv",
@@ -231,6 +236,12 @@ rule reproduction_report:
         reference=[ANALYSIS.reference] if ANALYSIS.reference else [],
         agreement=["results/tables/agreement.csv"] if ANALYSIS.ratings else [],
         engine_checks=(["results/tables/engine_checks.csv"] if ENGINE_CHECKS else []),
+        benchmarks=lambda wildcards: sorted(
+            str(p) for p in Path(ANALYSIS.benchmarks).glob("*.tsv") if p.is_file()
+        ),
+        funnels=lambda wildcards: sorted(
+            str(p) for p in Path("results/catalog").glob("*/funnel.csv") if p.is_file()
+        ),
     output:
         csv="results/report/{judge}/reproduction.csv",
         md=report(
@@ -245,6 +256,10 @@ rule reproduction_report:
         "../envs/playsuite.yaml"
     container:
         PLAYSUITE_IMAGE
+    params:
+        costs=ANALYSIS.costs,
+        engine_checks=list(ENGINE_CHECKS.presets),
+        benchmarks=ANALYSIS.benchmarks,
     script:
         "../workflow/scripts/analysis_reproduction.py"
 

@@ -163,7 +163,14 @@ def test_every_analysis_output_is_built(work: Path, make_episode, make_judgement
     assert (work / "results/figures/efficiency.png").exists()
     report = (work / "results/report/frame/reproduction.md").read_text()
     assert "| table2/local/qwen3-vl-8b/k3 | — |" in report
-    assert "| table2/itch/qwen3-vl-8b/k3 | — | — | — |" in report
+    assert (
+        "| table2/itch/qwen3-vl-8b/k3 | 0.640 | — | — | — | — | corpus not in this run |" in report
+    )
+    assert (
+        "| ablations/rate/pyweek/hz3/gap | 0.214 | — | — | — | — | corpus not in this ablation"
+        in report
+    )
+    assert "| curation/local/evaluated | — | 40 |" in report
     # Engine checks: one labelled section after every result, and in no paper table.
     results, checks = report.split(f"\n## {TITLE}\n")
     assert "tiny" not in results and "| local | tiny-qwen2.5-vl | k3-hz0.33-base |" in checks

@@ -14,10 +14,13 @@ from playsuite.analysis.cost import cost_table, read_cost_records
 from playsuite.analysis.efficiency import read_benchmarks
 from playsuite.analysis.outputs import write_stat_table
 from playsuite.analysis.reference import (
+    Measured,
+    RunContext,
     load_reference,
     main_cells,
     reproduction_markdown,
     reproduction_table,
+    why_not_measured,
 )
 from playsuite.analysis.scores import SCORE_COLUMNS, ScoresError, check_scores, read_scores
 from playsuite.analysis.settings import analysis_settings
@@ -144,27 +147,42 @@ def test_cost_counts_every_job_and_divides_by_scored_games(tmp_path: Path, repo:
 
 def test_reproduction_report_sets_measured_beside_published(repo: Path) -> None:
     published = load_reference(repo / "config" / "reference" / "paper.yaml")
-    assert published and all(v is None for v in published.values())  # nothing invented
+    assert published["table2/itch/qwen3-vl-8b/k3"] == 0.64  # as printed in Table 2
     measured = main_cells(
         pd.DataFrame(
             {
                 "family": ["VLM"],
                 "preset": ["qwen3-vl-8b"],
-                "itch k=3": [1.5],
-                "itch k=3 low": [1.2],
+                "itch k=3": [0.70],
+                "itch k=3 low": [0.66],
+                "itch k=3 high": [0.74],
                 "itch Partial+ k=0 (%)": [40.0],
             }
         )
     )
-    published = {**published, "table2/itch/qwen3-vl-8b/k3": 1.25}
-    table = reproduction_table(published, {**measured, "table2/new/x/k3": 2.0})
-    row = table.set_index("cell").loc["table2/itch/qwen3-vl-8b/k3"]
-    assert row["measured"] == 1.5 and row["difference"] == pytest.approx(0.25)
-    assert table.set_index("cell").at["table2/itch/qwen3-vl-8b/partial_k0", "measured"] == 40.0
-    assert "table2/new/x/k3" in set(table["cell"])
+    ctx = RunContext(corpora={"itch"}, presets={"qwen3-vl-8b"})
+    table = reproduction_table(
+        published,
+        {**measured, "table2/new/x/k3": Measured(2.0)},
+        lambda key: why_not_measured(key, ctx),
+    )
+    cells = table.set_index("cell")
+    row = cells.loc["table2/itch/qwen3-vl-8b/k3"]
+    assert row["measured"] == 0.70 and row["difference"] == pytest.approx(0.06)
+    assert row["inside"] == "no"  # 0.64 lies below [0.66, 0.74]
+    partial = cells.loc["table2/itch/qwen3-vl-8b/partial_k0"]
+    assert partial["measured"] == 40.0 and partial["inside"] == "no interval"
+    assert cells.at["table2/pyweek/qwen3-vl-8b/k3", "note"] == "corpus not in this run"
+    assert cells.at["table2/itch/showui-2b/k3", "note"] == "preset not in this run"
+    assert cells.at["table4/itch/accidents", "note"].startswith("needs the catalog")
+    assert cells.at["ablations/rate/pyweek/hz3/gap", "note"] == "not planned in this config"
+    assert cells.at["agreement/human/alpha", "note"].startswith("no ratings CSV")
+    assert cells.at["table2/new/x/k3", "note"] == "not published"
+    assert "no throughput.tsv" in cells.at["efficiency/play/workers8_per_gpu_hour", "note"]
+    assert "no catalog funnel" in cells.at["table5/drag_only", "note"]
     md = reproduction_markdown(table)
-    assert "| table2/itch/qwen3-vl-8b/k0 | — | — | — |" in md
-    assert "| table2/itch/qwen3-vl-8b/k3 | 1.250 | 1.500 | 0.250 |" in md
+    assert "| table2/itch/qwen3-vl-8b/k3 | 0.640 | 0.700 | [0.660, 0.740] | 0.060 | no |" in md
+    assert "the published value lies inside the measured 95 % interval for 0, outside for 1" in md
 
 
 def test_stat_table_writes_three_forms_with_bold_best(tmp_path: Path) -> None:

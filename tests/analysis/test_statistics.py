@@ -252,6 +252,10 @@ def test_action_rate_difference_of_differences_matches_direct_computation() -> N
     assert row["change low"] > 0  # planted: history helps more at 3 Hz
     ref = summary[summary["reference"]].iloc[0]
     assert ref["gap low"] < 0 < ref["gap high"]  # planted: no history effect at 0.33 Hz
+    # overall: every valid evaluation at the rate, with and without history pooled
+    at3 = valid(df)[valid(df)["condition"].isin(["k0-hz3-base", "k3-hz3-base"])]
+    assert row["overall"] == pytest.approx(at3["level"].mean())
+    assert row["overall low"] < row["overall"] < row["overall high"]
 
 
 def test_action_rate_pearson_r_matches_numpy() -> None:

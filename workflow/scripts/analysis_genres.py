@@ -21,8 +21,9 @@ write_stat_table(
     show=show,
     bold=[c for c in show if c not in ("corpus", "genre", "N")],
     bold_by="corpus",
-    caption=f"Progress per genre (genres with at least {s.genre_min_games} games), "
-    "without and with history; best genre per corpus in bold.",
+    caption=f"Progress per genre (genres with at least {s.genre_min_games} games on some corpus, "
+    "each with its N on every corpus: games with a valid run), without and with history; best "
+    "genre per corpus in bold.",
 )
 ranks = genre_rank_agreement(scores, s.without_history, s.genre_min_games)
 write_stat_table(ranks, snakemake.output.ranks_csv, snakemake.output.ranks_md, digits=3)

@@ -54,8 +54,10 @@ def action_rate(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(summary, per_model).
 
-    summary rows per corpus and rate: mean without / with history, the gap, and (for rates other
-    than the reference) the change in gap and the Pearson r of per-model gaps, each with CIs.
+    summary rows per corpus and rate: mean without / with history, ``overall`` (every valid
+    evaluation of the rate, both history conditions pooled: the paper's main-text number), the
+    gap, and (for rates other than the reference) the change in gap and the Pearson r of
+    per-model gaps, each with CIs.
     per_model rows: corpus, model, hz, gap.
     """
     rates, by = _rate_conditions(ab)
@@ -74,8 +76,10 @@ def action_rate(
         for hz in rates:
             lo, hi = x[(hz, False)], x[(hz, True)]
             gap = np.where(~np.isnan(lo) & ~np.isnan(hi), hi - lo, np.nan)
-            pairs += [pooled(lo), pooled(hi), pooled(gap), cells(gap)]
-            keys += [("without", hz), ("with", hz), ("gap", hz)] + [("model", hz)] * len(presets)
+            both = np.hstack([lo, hi])  # every valid evaluation of the rate, either history
+            pairs += [pooled(lo), pooled(hi), pooled(both), pooled(gap), cells(gap)]
+            keys += [("without", hz), ("with", hz), ("overall", hz), ("gap", hz)]
+            keys += [("model", hz)] * len(presets)
             if hz != ref:
                 base = hi - lo
                 ref_gap = x[(ref, True)] - x[(ref, False)]
@@ -93,7 +97,7 @@ def action_rate(
                 col[key] = i
         for hz in rates:
             row = {"corpus": corpus, "hz": hz, "reference": hz == ref}
-            for stat in ("without", "with", "gap", "change"):
+            for stat in ("without", "with", "overall", "gap", "change"):
                 if (stat, hz) in col:
                     i = col[(stat, hz)]
                     row[stat] = est.point[i]

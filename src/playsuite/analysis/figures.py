@@ -258,8 +258,9 @@ def stability_figure(table: pd.DataFrame) -> plt.Figure:
     return fig
 
 
-def genre_heatmap(means: pd.DataFrame, title: str) -> plt.Figure:
-    """Figures 11-12: presets x genres mean progress."""
+def genre_heatmap(means: pd.DataFrame, title: str, counts: pd.Series | None = None) -> plt.Figure:
+    """Figures 11-12: presets x genres mean progress; every column is labelled with its n
+    (``counts``: games with a valid run per genre), genres below the table cut included."""
     with plt.rc_context(STYLE):
         h = 1.4 + 0.2 * max(len(means.index), 1)
         fig, axes = _panels(1, DOUBLE, h)
@@ -268,7 +269,11 @@ def genre_heatmap(means: pd.DataFrame, title: str) -> plt.Figure:
             _empty(ax, "no valid evaluations")
             return fig
         im = ax.imshow(means.to_numpy(dtype=float), aspect="auto", cmap="viridis", vmin=0)
-        ax.set_xticks(range(means.shape[1]), list(means.columns), rotation=45, ha="right")
+        labels = [
+            f"{g}\n(n={int(counts.get(g, 0))})" if counts is not None else str(g)
+            for g in means.columns
+        ]
+        ax.set_xticks(range(means.shape[1]), labels, rotation=45, ha="right")
         ax.set_yticks(range(means.shape[0]), list(means.index))
         for (i, j), v in np.ndenumerate(means.to_numpy(dtype=float)):
             if not np.isnan(v):

@@ -1,8 +1,12 @@
 """Genre statistics (paper Tables 3 and 11, Figures 11-12, genre-ranking agreement).
 
-Genres with fewer than a configurable number of games (the paper: 60) are left out of the
-tables: their means are too noisy to compare. Means pool every valid evaluation of a genre's
-games across models; intervals resample games.
+A genre's N counts the games with at least one valid (``ok``) scored run: a game whose every run
+crashed is counted nowhere, so crashed games cannot carry a genre over the cut. Genres with fewer
+than a configurable number of games (the paper: 60) are left out of the tables: their means are
+too noisy to compare. As in the paper's Table 11, a genre that passes the cut on any corpus is
+reported on every corpus that has it, with that corpus's (possibly small) N: the paper's PyWeek
+genres are all below 60 games, yet its table lists them for the genres that pass on itch.io.
+Means pool every valid evaluation of a genre's games across models; intervals resample games.
 """
 
 from __future__ import annotations
@@ -18,15 +22,32 @@ from playsuite.analysis.scores import (
     level_matrix,
     ordered_presets,
     partial_plus,
+    valid,
 )
 from playsuite.config import Condition
 
 
+def genre_counts(df: pd.DataFrame, corpus: str) -> pd.Series:
+    """Games per genre of a corpus, counting only games with at least one valid run; largest
+    first (ties by name)."""
+    counts = game_genres(valid(df), corpus).value_counts()
+    return counts.sort_index().sort_values(ascending=False, kind="stable")
+
+
 def frequent_genres(df: pd.DataFrame, corpus: str, min_games: int) -> pd.Series:
     """Number of games per genre for genres with at least ``min_games`` games, largest first."""
-    counts = game_genres(df, corpus).value_counts()
-    counts = counts[counts >= min_games]
-    return counts.sort_index().sort_values(ascending=False, kind="stable")
+    counts = genre_counts(df, corpus)
+    return counts[counts >= min_games]
+
+
+def reported_genres(df: pd.DataFrame, corpus: str, min_games: int) -> pd.Series:
+    """The genre-table rows of a corpus: genres that pass the cut on any corpus, with this
+    corpus's N (games with a valid run), largest first; genres the corpus lacks are left out."""
+    passing: set[str] = set()
+    for other in df["corpus"].unique():
+        passing |= set(frequent_genres(df, other, min_games).index)
+    counts = genre_counts(df, corpus)
+    return counts[counts.index.isin(sorted(passing))]
 
 
 def genre_table(
@@ -46,7 +67,7 @@ def genre_table(
     for corpus in sorted(df["corpus"].unique()):
         games = corpus_games(df, corpus)
         genre_of = game_genres(df, corpus).reindex(games).to_numpy()
-        counts = frequent_genres(df, corpus, min_games)
+        counts = reported_genres(df, corpus, min_games)
         if counts.empty:
             continue
         pairs, names = [], []
@@ -78,8 +99,10 @@ def genre_model_means(df: pd.DataFrame, corpus: str, condition: str) -> pd.DataF
     frame = pd.DataFrame(x, index=games, columns=presets)
     frame["genre"] = genre_of.to_numpy()
     means = frame.groupby("genre").mean().T
-    counts = genre_of.value_counts()
-    return means[counts.sort_index().sort_values(ascending=False, kind="stable").index]
+    # Largest genre first; genres with no valid run at all (every game crashed) go last.
+    counts = genre_counts(df, corpus)
+    order = list(counts.index) + sorted(set(means.columns) - set(counts.index))
+    return means[order]
 
 
 def genre_rank_agreement(df: pd.DataFrame, condition: str, min_games: int) -> pd.DataFrame:

@@ -2,7 +2,8 @@
 
 For each model of the ablation and each variant condition, the mean of (variant - reference)
 over games where both episodes are valid, with a game-level bootstrap interval; plus the same
-pooled over all models.
+pooled over all models. The two means on those matched cells (the paper quotes them, e.g.
+0.785 -> 0.747) come along with their own intervals from the same resamples.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from playsuite.config import Condition
 
 
 def prompting_effects(df: pd.DataFrame, ab: Ablation, spec: BootstrapSpec) -> pd.DataFrame:
-    """Rows: corpus, variant, condition, model (or ``all models``), delta, low, high, n."""
+    """Rows: corpus, variant, condition, model (or ``all models``), delta, low, high, n, and
+    ``variant mean`` / ``reference mean`` on the matched cells, each with ``low``/``high``."""
     assert ab.reference is not None
     presets = ordered_presets(df)
     rows: list[dict] = []
@@ -33,25 +35,38 @@ def prompting_effects(df: pd.DataFrame, ab: Ablation, spec: BootstrapSpec) -> pd
             if cond == ab.reference or cond not in run:
                 continue
             x = level_matrix(df, corpus, cond, presets, games)
-            diff = np.where(~np.isnan(x) & ~np.isnan(base), x - base, np.nan)
-            pairs += [cells(diff), pooled(diff)]
-            keys += [(cond, p) for p in presets] + [(cond, ALL_MODELS)]
+            matched = ~np.isnan(x) & ~np.isnan(base)
+            blocks = {
+                "delta": np.where(matched, x - base, np.nan),
+                "variant mean": np.where(matched, x, np.nan),
+                "reference mean": np.where(matched, base, np.nan),
+            }
+            for stat, values in blocks.items():
+                pairs += [cells(values), pooled(values)]
+                keys += [(cond, p, stat) for p in presets] + [(cond, ALL_MODELS, stat)]
         if not pairs:
             continue
         num, den = stack(*pairs)
         est = ratio_bootstrap(num, den, spec)
-        for i, (cond, model) in enumerate(keys):
-            rows.append(
+        by: dict[tuple[str, str], dict] = {}
+        for i, (cond, model, stat) in enumerate(keys):
+            row = by.setdefault(
+                (cond, model),
                 {
                     "corpus": corpus,
                     "variant": Condition.parse(cond).variant,
                     "condition": cond,
                     "reference": ab.reference,
                     "model": model,
-                    "delta": est.point[i],
-                    "low": est.low[i],
-                    "high": est.high[i],
-                    "n": int(den[:, i].sum()),
-                }
+                },
             )
+            if stat == "delta":
+                row.update(
+                    delta=est.point[i], low=est.low[i], high=est.high[i], n=int(den[:, i].sum())
+                )
+            else:
+                row.update(
+                    {stat: est.point[i], f"{stat} low": est.low[i], f"{stat} high": est.high[i]}
+                )
+        rows += list(by.values())
     return pd.DataFrame(rows)
