@@ -26,8 +26,10 @@ def _preset(name: str):
         return registry.preset(name)
     if name in registry.judges:
         return registry.judge(name)
-    known = ", ".join(sorted([*registry.presets, *registry.judges]))
-    raise ConfigError(f"unknown preset or judge {name!r}; known: {known}")
+    if name in registry.classifiers:
+        return registry.classifier(name)
+    known = ", ".join(sorted([*registry.presets, *registry.judges, *registry.classifiers]))
+    raise ConfigError(f"unknown preset, judge or classifier {name!r}; known: {known}")
 
 
 def _serve(args: argparse.Namespace) -> int:
