@@ -171,3 +171,28 @@ def test_a_misspelt_corpus_key_is_refused() -> None:
     config["corpora"]["local"]["tabel"] = "x.yaml"
     with pytest.raises(ConfigError, match=r"corpora/local: .*'tabel' -> 'table'"):
         validate(config, "config")
+
+
+def test_genre_classifier_endpoints() -> None:
+    """The paper's two classifiers: a served model for PyWeek, a hosted API for itch.io; the API
+    key is named by its environment variable, never written into the file."""
+    config = load_yaml(config_dir() / "config.yaml")
+    config["catalog"]["genre_llm"] = {
+        "pyweek": {"uds": "/tmp/genre.sock", "model": "qwen2.5-14b-instruct"},
+        "itch": {
+            "base_url": "https://api.openai.com/v1",
+            "api_key_env": "OPENAI_API_KEY",
+            "model": "gpt-5.4-nano-2026-03-17",
+            "extra_body": {"max_completion_tokens": 4096},
+        },
+    }
+    validate(config, "config")
+    for bad in (
+        {"base_url": "https://api.openai.com/v1", "model": "m"},  # no key variable
+        {"uds": "/tmp/s.sock", "base_url": "https://x/v1", "api_key_env": "K", "model": "m"},
+        {"uds": "/tmp/s.sock"},  # no model
+        {"uds": "/tmp/s.sock", "model": "m", "api_key": "sk-secret"},  # a key in the file
+    ):
+        config["catalog"]["genre_llm"] = {"itch": bad}
+        with pytest.raises(ConfigError):
+            validate(config, "config")
