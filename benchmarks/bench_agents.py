@@ -27,7 +27,7 @@ GAME = {
     "id": "bench",
     "title": "Bench Game",
     "author": "Someone",
-    "genre": "Platformer",
+    "genre": "Action",
     "tags": ["Platformer"],
     "description": "<p>" + "A long developer description with <b>markup</b>. " * 40 + "</p>",
     "controls": "Arrow keys move, Z jumps, X shoots, mouse aims.",

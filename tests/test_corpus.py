@@ -1,7 +1,8 @@
 import pytest
 
 from playsuite.catalog.corpus import GameEntry, find_game, load_corpus, write_corpus_tsv
-from playsuite.config import ConfigError
+from playsuite.catalog.genres import load_taxonomy
+from playsuite.config import ConfigError, config_dir
 
 
 def game(**kw: object) -> GameEntry:
@@ -52,3 +53,11 @@ def test_yaml_is_validated(tmp_path) -> None:
     )
     with pytest.raises(ConfigError, match="duplicate"):
         load_corpus(path)
+
+
+def test_shipped_corpora_use_canonical_genres() -> None:
+    """A genre outside Table 6 would be a row of its own in every per-genre table and figure."""
+    names = set(load_taxonomy().names)
+    for path in sorted((config_dir() / "corpora").glob("*.yaml")):
+        for entry in load_corpus(path):
+            assert entry.genre is None or entry.genre in names, (path.name, entry.id, entry.genre)

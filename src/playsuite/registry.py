@@ -7,7 +7,7 @@ the cost figure) asks this module, so a preset is described in exactly one place
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -43,6 +43,8 @@ class Preset:
     history_frames: bool
     tiny: str | None = None  # architecture of a random-weight model built locally into hf_id
     extra: bool = False  # not one of the paper's evaluated models
+    params_active_b: float | None = None  # mixture of experts: parameters active per token
+    params_effective_b: float | None = None  # per-layer embeddings (Gemma E*): effective size
 
     @property
     def needs_server(self) -> bool:
@@ -55,6 +57,8 @@ class Preset:
 
 @dataclass(frozen=True)
 class JudgePreset:
+    """A served model without an agent interface: a judge, or a catalog classifier."""
+
     name: str
     kind: str  # "vllm" | "local"
     hf_id: str | None
@@ -77,6 +81,7 @@ class JudgePreset:
 class Registry:
     presets: dict[str, Preset]
     judges: dict[str, JudgePreset]
+    classifiers: dict[str, JudgePreset] = field(default_factory=dict)
 
     def preset(self, name: str) -> Preset:
         try:
@@ -93,6 +98,13 @@ class Registry:
             raise ConfigError(
                 f"unknown judge {name!r}; known: {', '.join(sorted(self.judges))}"
             ) from None
+
+    def classifier(self, name: str) -> JudgePreset:
+        try:
+            return self.classifiers[name]
+        except KeyError:
+            known = ", ".join(sorted(self.classifiers)) or "none"
+            raise ConfigError(f"unknown classifier {name!r}; known: {known}") from None
 
     @property
     def default_judge(self) -> str:
@@ -119,6 +131,8 @@ def parse_registry(data: dict[str, Any]) -> Registry:
             history_frames=bool(merged.get("history_frames", False)),
             tiny=merged.get("tiny"),
             extra=bool(merged.get("extra", False)),
+            params_active_b=merged.get("params_active_b"),
+            params_effective_b=merged.get("params_effective_b"),
         )
     judges = {}
     for name, raw in data["judges"].items():
@@ -133,7 +147,22 @@ def parse_registry(data: dict[str, Any]) -> Registry:
             resources=merged["resources"],
             tiny=merged.get("tiny"),
         )
-    return Registry(presets, judges)
+    # A text-only classifier takes no image limit (it means nothing for a model without a
+    # multimodal processor, and some vLLM versions refuse the flag for one).
+    text_serve = {k: v for k, v in defaults.get("serve", {}).items() if k != "limit_mm_per_prompt"}
+    classifiers = {}
+    for name, raw in data.get("classifiers", {}).items():
+        merged = _merge({"serve": text_serve, "resources": defaults.get("resources", {})}, raw)
+        classifiers[name] = JudgePreset(
+            name=name,
+            kind=merged["kind"],
+            hf_id=merged["hf_id"],
+            default=False,
+            sampling=merged.get("sampling", {}),
+            serve=merged["serve"],
+            resources=merged["resources"],
+        )
+    return Registry(presets, judges, classifiers)
 
 
 @cache

@@ -11,7 +11,7 @@ def game_row() -> dict:
         "id": "star-hopper",
         "title": "Star <i>Hopper</i>",
         "author": "Ada Dev",
-        "genre": "Platformer",
+        "genre": "Action",
         "tags": ["Platformer", "Pixel Art"],
         "description": (
             "<p>Hop between <b>stars</b> &amp; collect gems.</p><script>track()</script>"

@@ -71,7 +71,7 @@ def test_standard_prompt_carries_every_required_element(game_row):
     )
     # game facts, HTML stripped
     assert "Title: Star Hopper" in text
-    assert "Genre: Platformer" in text
+    assert "Genre: Action" in text
     assert "Developer: Ada Dev" in text
     assert "Hop between stars & collect gems." in text
     assert "track()" not in text and "<" not in text.split("# Your goal")[0]

@@ -93,7 +93,7 @@ def work(repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
         presets=PRESETS,
         conditions=CONDITIONS,
         corpora={"local": 40},
-        genres=["Puzzle", "Action", "Arcade"],
+        genres=["Puzzle", "Action", "Shooter"],
         judge="frame",
         seed=5,
     )

@@ -108,8 +108,9 @@ def test_curated_table_is_a_valid_corpus(sample: Path) -> None:
         "pyweek-35-clockwork",
         "pyweek-32-drift",
     }
-    assert games["itch-1001"].genre == "Sports & Racing"  # Racing (1/2) beats Action (1/3)
-    assert games["itch-1019"].genre == "Platformer"  # tie with Shooter: file order
+    assert games["itch-1001"].genre == "Racing"  # Racing (1) beats Action (1/3)
+    assert games["itch-1002"].genre == "Puzzle"  # Puzzle (1/2) beats Platformer's Action (1/3)
+    assert games["itch-1019"].genre == "Shooter"  # Shooter (1) beats Platformer's Action (1/3)
     assert games["itch-1019"].entry == "star-courier/start.sh"  # found by the launch check
     assert games["itch-1019"].runtime == "native"
     assert games["itch-1022"].options["triage"]["policy"] == "monitor"  # ships a .exe
@@ -126,15 +127,15 @@ def test_genre_figure(sample: Path) -> None:
     assert list(rows)[:9] == [
         "Action",
         "Adventure",
-        "Platformer",
-        "Shooter",
         "Puzzle",
-        "Strategy",
-        "Role-Playing",
+        "Shooter",
         "Simulation",
-        "Sports & Racing",
+        "Survival",
+        "Strategy",
+        "Fighting",
+        "Racing",
     ]
-    assert rows["Platformer"]["total"] == "2"
+    assert rows["Action"]["total"] == "0" and rows["Racing"]["total"] == "1"
     assert (rows["Unclassified"]["itch"], rows["Unclassified"]["pyweek"]) == ("1", "2")
     assert (sample / "genre_distribution.png").read_bytes()[:4] == b"\x89PNG"
     assert (sample / "genre_distribution.pdf").read_bytes()[:4] == b"%PDF"

@@ -117,7 +117,7 @@ def write_probe_workflow(
             "package": str(REPO / "tests" / "fixtures" / "probe_game"),
             "runtime": "pygame",
             "entry": "main.py",
-            "genre": "Arcade",
+            "genre": "Shooter",
             "controls": "Arrow keys move the square, Space scores a point.",
         }
         for i in range(games)

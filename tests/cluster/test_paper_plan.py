@@ -61,7 +61,7 @@ def test_paper_plan_covers_every_episode_in_few_shards(paper: dict) -> None:
     main = games * 14 * 2
     history = (200 + 104) * 14 * 2  # k5 and k10 on the itch subset and every PyWeek game
     rate = 104 * 14 * 2  # k0/k3 at 3 Hz on PyWeek
-    prompting = (200 + 104) * 7 * 2  # strategy and few-shot for the 7 standard-template VLMs
+    prompting = (200 + 104) * 8 * 2  # strategy and few-shot for the 8 standard-template VLMs
     assert sum(len(g) for g in runs.values()) == main + history + rate + prompting
     assert len(units) < 3000  # one job per 64 games: the DAG stays plannable
     assert max(len(u.games) for u in units) == paper["play"]["shard_size"]

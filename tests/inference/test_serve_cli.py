@@ -22,16 +22,16 @@ def test_print_command(capsys):
 def test_baseline_and_unknown_presets_are_errors(capsys):
     assert main(["serve", "random", "--uds", "/tmp/m.sock", "--print-command"]) == 2
     assert main(["serve", "nope", "--uds", "/tmp/m.sock", "--print-command"]) == 2
-    assert "unknown preset or judge 'nope'" in capsys.readouterr().err
+    assert "unknown preset, judge or classifier 'nope'" in capsys.readouterr().err
 
 
 def test_standin_serves_until_sigterm(sock_dir):
     uds = str(sock_dir / "cli.sock")
-    cmd = [sys.executable, "-m", "playsuite.cli", "serve", "qwen3-vl-4b", "--uds", uds, "--standin"]
+    cmd = [sys.executable, "-m", "playsuite.cli", "serve", "qwen3-vl-8b", "--uds", uds, "--standin"]
     with subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True) as proc:
         line = proc.stdout.readline()
-        assert line.startswith("ready: qwen3-vl-4b"), line
-        with InferenceClient(uds, "qwen3-vl-4b") as client:
+        assert line.startswith("ready: qwen3-vl-8b"), line
+        with InferenceClient(uds, "qwen3-vl-8b") as client:
             assert client.chat([{"role": "user", "content": "x"}]).text.startswith("Observation")
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=20) == 0

@@ -13,7 +13,7 @@ REPO = Path(__file__).resolve().parents[2]
 CORPUS = """\
 games:
   - {id: toy-a, title: Toy A, source: local, package: toy, runtime: pygame, entry: a.py,
-     genre: Platformer, probes: {score: game.score}}
+     genre: Action, probes: {score: game.score}}
   - {id: toy-b, title: Toy B, source: local, package: toy, runtime: pygame, entry: b.py,
      genre: Puzzle}
 """

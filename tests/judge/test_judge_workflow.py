@@ -16,7 +16,7 @@ SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 CORPUS = """\
 games:
   - {id: toy-a, title: Toy A, source: local, package: toy, runtime: pygame, entry: a.py,
-     genre: Platformer, probes: {score: game.score, level: game.area}}
+     genre: Action, probes: {score: game.score, level: game.area}}
   - {id: toy-b, title: Toy B, source: local, package: toy, runtime: pygame, entry: b.py,
      genre: Puzzle}
 """
@@ -86,7 +86,7 @@ def test_judge_rules_make_scores_tables(repo: Path, tmp_path: Path) -> None:
     assert list(frame.index) == ["toy-a", "toy-b"]
     assert frame.at["toy-a", "level"] == 3 and frame.at["toy-a", "status"] == "ok"
     assert frame.at["toy-b", "status"] == "crashed"  # kept, excluded from means downstream
-    assert frame.at["toy-a", "genre"] == "Platformer" and frame.at["toy-a", "family"] == "baseline"
+    assert frame.at["toy-a", "genre"] == "Action" and frame.at["toy-a", "family"] == "baseline"
     state = pd.read_csv(work / "results/scores/state.tsv", sep="\t")
     assert list(state["game"]) == ["toy-a"]  # only the game that declares probes
     judgement = work / "results/judgements/frame/test/random/k0-hz0.33-base/toy-a.json"

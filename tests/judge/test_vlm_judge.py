@@ -33,7 +33,7 @@ STORE_GAME = GameEntry(
     runtime="browser",
     entry="index.html",
     tags=("Platformer", "Pixel Art"),
-    genre="Platformer",
+    genre="Action",
     description="Jump between floating islands.",
     controls="Arrows move, Space jumps.",
     readme="README.md",
@@ -46,7 +46,7 @@ README_GAME = GameEntry(
     package="toy.zip",
     runtime="pygame",
     entry="run_game.py",
-    genre="Platformer",
+    genre="Action",
     description="Jump between floating islands.",
     controls="Arrows move.",
     readme="README.txt",
@@ -58,7 +58,7 @@ def test_context_per_corpus(tmp_path) -> None:
     for text in (
         "Title: Toy Quest",
         "Author: Ada",
-        "Genre: Platformer",
+        "Genre: Action",
         "Tags: Platformer, Pixel Art",
     ):
         assert text in store
@@ -103,7 +103,7 @@ def _catalog(tmp_path: Path, runtime: str = "browser") -> Path:
     path.write_text(
         "games:\n"
         "  - {id: toy, title: Toy Quest, author: Ada, source: itch, package: toy.zip,\n"
-        f"     runtime: {runtime}, entry: index.html, genre: Platformer,\n"
+        f"     runtime: {runtime}, entry: index.html, genre: Action,\n"
         "     tags: [Platformer], description: Jump between islands., controls: Arrows move.}\n"
     )
     return path

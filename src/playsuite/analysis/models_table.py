@@ -15,6 +15,8 @@ def models_table(registry: Registry) -> pd.DataFrame:
             "family": p.family,
             "hf_id": p.hf_id or "",
             "params_b": p.params_b,
+            "params_active_b": p.params_active_b,
+            "params_effective_b": p.params_effective_b,
             "parser": p.parser,
             "template": p.template,
             "gpus": p.gpus,

@@ -26,7 +26,7 @@ from playsuite.config import Condition
 #: Latent cut points between levels 0|1|2|3|4.
 THRESHOLDS = np.array([-0.5, 0.5, 1.5, 2.5])
 
-DEFAULT_GENRES = ("Action", "Platformer", "Puzzle", "Shooter", "Adventure", "Racing", "Strategy")
+DEFAULT_GENRES = ("Action", "Adventure", "Puzzle", "Shooter", "Simulation", "Racing", "Strategy")
 
 
 @dataclass

@@ -13,6 +13,7 @@ import json
 import os
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,13 +38,18 @@ from playsuite.catalog.funnel import (
     genre_distribution,
     plot_genre_distribution,
 )
-from playsuite.catalog.genre_labels import label_games, read_labels, write_labels
-from playsuite.catalog.genre_llm import LLMGenreClassifier
+from playsuite.catalog.genre_labels import (
+    label_games,
+    needs_classifier,
+    read_labels,
+    write_labels,
+)
+from playsuite.catalog.genre_llm import endpoint_classifier
 from playsuite.catalog.genres import load_taxonomy
 from playsuite.catalog.ingest import RawGame, read_dump, read_records, write_records
 from playsuite.catalog.triage import scan_archive
 from playsuite.files import atomic_open, read_json
-from playsuite.inference.client import InferenceClient
+from playsuite.registry import load_registry
 
 DECISION_COLUMNS = ("id", "source", "stage", "reason")
 
@@ -366,23 +372,22 @@ def step_genres(
     llm: dict[str, Any] | None,
     out: str | Path,
 ) -> None:
-    """Genre label of every kept game: the tag rule, else the LLM classifier when configured.
+    """Genre label of every kept game: the tag rule, else the LLM classifier of its source.
 
-    ``llm`` names a running OpenAI-compatible server: ``uds`` (its Unix socket), ``model`` (the
-    served name), optional ``temperature``, ``max_tokens``.
+    ``llm`` is the ``catalog.genre_llm`` block: per source (``pyweek``, ``itch``) an endpoint,
+    either a running server's socket (``uds``, ``model``) or a hosted OpenAI-compatible API
+    (``base_url``, ``api_key_env``, ``model``), optional ``temperature``, ``max_tokens``,
+    ``extra_body``. Only endpoints some game needs are opened.
     """
     taxonomy = load_taxonomy(genres_config)
     games = [RawGame.from_dict(row["game"]) for row in read_jsonl(kept)]
-    if not llm:
-        write_labels(label_games(games, taxonomy), out)
-        return
-    if not Path(llm["uds"]).exists():
-        raise FileNotFoundError(f"genre classifier socket {llm['uds']} does not exist")
-    with InferenceClient(llm["uds"], llm["model"]) as client:
-        classifier = LLMGenreClassifier(
-            client,
-            taxonomy,
-            temperature=float(llm.get("temperature", 0.0)),
-            max_tokens=int(llm.get("max_tokens", 256)),
-        )
-        write_labels(label_games(games, taxonomy, classifier), out)
+    needed = {g.source for g in games if needs_classifier(g, taxonomy)}
+    endpoints = {s: e for s, e in (llm or {}).items() if e and s in needed}
+    classifiers = load_registry().classifiers if endpoints else {}
+    with ExitStack() as stack:
+        chosen = {}
+        for source, endpoint in endpoints.items():
+            client, classifier = endpoint_classifier(endpoint, taxonomy, classifiers)
+            stack.callback(client.close)
+            chosen[source] = classifier
+        write_labels(label_games(games, taxonomy, chosen), out)

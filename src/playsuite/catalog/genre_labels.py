@@ -8,7 +8,7 @@ classifier that failed) is shown as "Unclassified", never guessed.
 from __future__ import annotations
 
 import csv
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,7 +24,7 @@ class GenreLabel:
     id: str
     genre: str | None
     method: str  # tags | llm | none
-    confidence: float | None = None
+    confidence: str | None = None  # the classifier's own: high | medium | low
     reasoning: str = ""
 
 
@@ -38,21 +38,27 @@ def needs_classifier(game: RawGame, taxonomy: Taxonomy) -> bool:
 
 
 def label_games(
-    games: Iterable[RawGame], taxonomy: Taxonomy, classifier: Classifier | None = None
+    games: Iterable[RawGame],
+    taxonomy: Taxonomy,
+    classifier: Classifier | Mapping[str, Classifier] | None = None,
 ) -> list[GenreLabel]:
+    """One label per game. ``classifier`` is one classifier for every source, or one per source
+    (the paper labels PyWeek and untagged itch.io games with different models); a game whose
+    source has none is left unclassified with that reason."""
     labels = []
     for game in games:
         if not needs_classifier(game, taxonomy):
             labels.append(GenreLabel(game.id, taxonomy.classify(game.tags), "tags"))
-        elif classifier is None:
-            labels.append(GenreLabel(game.id, None, "none", reasoning="no classifier configured"))
-        else:
-            try:
-                labels.append(classifier(game))
-            except Exception as exc:  # recorded, not fatal: one bad answer must not stop curation
-                labels.append(
-                    GenreLabel(game.id, None, "none", reasoning=f"classifier failed: {exc}")
-                )
+            continue
+        chosen = classifier.get(game.source) if isinstance(classifier, Mapping) else classifier
+        if chosen is None:
+            reason = f"no classifier configured for {game.source}"
+            labels.append(GenreLabel(game.id, None, "none", reasoning=reason))
+            continue
+        try:
+            labels.append(chosen(game))
+        except Exception as exc:  # recorded, not fatal: one bad answer must not stop curation
+            labels.append(GenreLabel(game.id, None, "none", reasoning=f"classifier failed: {exc}"))
     return labels
 
 
@@ -66,7 +72,7 @@ def write_labels(labels: Iterable[GenreLabel], path: str | Path) -> None:
                     label.id,
                     label.genre or "",
                     label.method,
-                    "" if label.confidence is None else f"{label.confidence:g}",
+                    label.confidence or "",
                     " ".join(label.reasoning.split()),
                 ]
             )
@@ -79,7 +85,7 @@ def read_labels(path: str | Path) -> dict[str, GenreLabel]:
                 row["id"],
                 row["genre"] or None,
                 row["method"],
-                float(row["confidence"]) if row["confidence"] else None,
+                row["confidence"] or None,
                 row["reasoning"] or "",
             )
             for row in csv.DictReader(fh, delimiter="\t")

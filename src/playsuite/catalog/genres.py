@@ -1,11 +1,12 @@
-"""Genre taxonomy: itch.io genre tags -> the paper's canonical genres (Table 6).
+"""Genre taxonomy: itch.io genre tags -> the paper's nine canonical genres (Table 6).
 
-The mapping lives in ``config/genres.yaml`` so that it can be corrected to the paper's exact table
-without touching code. A game with several genre tags gets the *most specific* genre: specificity
-of a genre is ``1 / (number of itch.io tags mapped onto it)``, so a tag that stands alone for its
-genre (Platformer) outweighs one of a broad group (Action, Fighting, Rhythm). Ties go to the genre
-more of the game's tags map to, then to the genre listed first in the file -- a rule that depends
-only on the set of tags, never on the order a developer typed them in.
+The mapping lives in ``config/genres.yaml`` so that the table is data, not code. A game with
+several genre tags gets the *most specific* genre: specificity of a genre is
+``1 / (number of itch.io tags mapped onto it)``, so a genre that one tag stands for alone (Racing)
+outweighs one of a broad group (Action: Action, Platformer, Rhythm), which in turn outweighs
+Adventure (four tags). The paper leaves ties open; here they go to the genre more of the game's
+tags map to, then to the genre listed first in the file -- a rule that depends only on the set
+of tags, never on the order a developer typed them in.
 """
 
 from __future__ import annotations

@@ -26,8 +26,10 @@ def _preset(name: str):
         return registry.preset(name)
     if name in registry.judges:
         return registry.judge(name)
-    known = ", ".join(sorted([*registry.presets, *registry.judges]))
-    raise ConfigError(f"unknown preset or judge {name!r}; known: {known}")
+    if name in registry.classifiers:
+        return registry.classifier(name)
+    known = ", ".join(sorted([*registry.presets, *registry.judges, *registry.classifiers]))
+    raise ConfigError(f"unknown preset, judge or classifier {name!r}; known: {known}")
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -179,7 +181,8 @@ def _check_argv(args: argparse.Namespace) -> int:
     from playsuite.registry import load_registry
 
     registry = load_registry(args.models) if args.models else load_registry()
-    served = [p for p in [*registry.presets.values(), *registry.judges.values()] if p.needs_server]
+    models = [*registry.presets.values(), *registry.judges.values(), *registry.classifiers.values()]
+    served = [p for p in models if p.needs_server]
     argvs = [vllm_serve_argv(p, "/tmp/playsuite-check.sock", vllm=args.vllm) for p in served]
     verdicts = check_serve_argv(argvs, vllm=args.vllm)
     print(f"vllm {engine_version(args.vllm)}")

@@ -1,4 +1,5 @@
-"""OpenAI chat-completions client for a model server listening on a Unix socket.
+"""OpenAI chat-completions client for a model server listening on a Unix socket (or, for the
+catalog's genre classifier, an OpenAI-compatible HTTP endpoint with an API key).
 
 One client is shared by all game workers of a node: it is thread-safe, caps how many requests are
 in flight at once (a semaphore, so W workers can share a server sized for fewer sequences),
@@ -165,11 +166,14 @@ class InferenceClient:
     sampling fields sent with every request unless a call overrides them. ``recover`` is called
     (from the failing worker's thread) after a connection failure or timeout, before the next
     attempt; it should make the server healthy again or raise.
+
+    ``base_url`` (the API root, e.g. ``https://api.openai.com/v1``) replaces the socket for a
+    hosted endpoint, with ``api_key`` sent as a bearer token; ``uds`` is then ``None``.
     """
 
     def __init__(
         self,
-        uds: str,
+        uds: str | None,
         model: str,
         *,
         defaults: Mapping[str, Any] | None = None,
@@ -179,10 +183,16 @@ class InferenceClient:
         max_concurrency: int = 8,
         recover: Callable[[], None] | None = None,
         seed: int | None = None,
+        base_url: str | None = None,
+        api_key: str | None = None,
     ) -> None:
         if max_concurrency < 1:
             raise ValueError(f"max_concurrency must be >= 1, got {max_concurrency}")
-        self.uds = str(uds)
+        if (uds is None) == (base_url is None):
+            raise ValueError("give exactly one of uds (a socket) and base_url (an HTTP endpoint)")
+        self.uds = "" if uds is None else str(uds)
+        #: where requests go, for messages: the socket path or the endpoint
+        self.where = self.uds or str(base_url)
         self.model = model
         self.defaults = {k: v for k, v in (defaults or {}).items() if k in SAMPLING_FIELDS}
         self.retry = retry or RetryPolicy()
@@ -193,9 +203,15 @@ class InferenceClient:
         self._rng_lock = threading.Lock()
         self.timeout_s = timeout_s
         self._timeout = httpx.Timeout(timeout_s, connect=connect_timeout_s)
+        # vLLM serves the OpenAI API under /v1 of its socket; a hosted base_url already names it.
+        self._api = "/v1" if base_url is None else ""
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else None
         self._http = httpx.Client(
-            transport=httpx.HTTPTransport(uds=self.uds, retries=0),
-            base_url="http://localhost",
+            transport=httpx.HTTPTransport(uds=uds, retries=0)
+            if uds is not None
+            else httpx.HTTPTransport(retries=0),
+            base_url="http://localhost" if base_url is None else base_url,
+            headers=headers,
             timeout=self._timeout,
             limits=httpx.Limits(
                 max_connections=max_concurrency, max_keepalive_connections=max_concurrency
@@ -232,7 +248,7 @@ class InferenceClient:
 
     def models(self) -> list[str]:
         """The model names the server serves (``GET /v1/models``)."""
-        response = self._http.get("/v1/models", timeout=10.0)
+        response = self._http.get(f"{self._api}/models", timeout=10.0)
         if response.status_code != 200:
             raise InferenceRequestError(response.status_code, _error_message(response))
         return [entry["id"] for entry in response.json().get("data", [])]
@@ -304,12 +320,12 @@ class InferenceClient:
                             f"{last}; recovering the server failed: {rec}"
                         ) from rec
         raise InferenceUnavailable(
-            f"no answer from {self.uds} after {self.retry.attempts} attempt(s): {last}"
+            f"no answer from {self.where} after {self.retry.attempts} attempt(s): {last}"
         )
 
     def _attempt(self, body: dict[str, Any], timeout: httpx.Timeout) -> dict[str, Any]:
         try:
-            response = self._http.post("/v1/chat/completions", json=body, timeout=timeout)
+            response = self._http.post(f"{self._api}/chat/completions", json=body, timeout=timeout)
         except (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError) as exc:
             raise _Retryable(f"connection failed: {exc!r}", server_down=True) from exc
         except httpx.TimeoutException as exc:

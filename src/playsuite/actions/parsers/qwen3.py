@@ -8,6 +8,11 @@ grid, so reading their clicks as pixels would squeeze every click into the top-l
 screen wider than 1000 px. This parser therefore reads the same grammar as ``standard`` and maps
 ``x_screen = floor(x / 1000 * screen_w)`` (likewise y), independent of the image size.
 
+Table 8 gives this parser to Qwen3-VL and Qwen3-Omni, and also to InternVL2.5 and both Gemma 4
+models: InternVL's grounding answers are on the same 0-1000 grid (OpenGVLab/InternVL
+``eval/refcoco/evaluate_grounding.py`` divides by 1000), and Gemma 4 is reported to point on a
+1000x1000 space, as Gemini does (docs/parsers.md lists the sources and what is unverified).
+
 Relative moves are grid units too (``move:+100,0`` pans a tenth of the screen width). A value
 above 1000 is an ``invalid`` action rather than a guess. Qwen3 "Thinking" variants emit a
 ``<think>…</think>`` block first; it is removed. Set ``parser_options: {coordinates: pixels}`` for
