@@ -292,7 +292,8 @@ rule engine_checks_table:
 
 rule judge_agreement:
     input:
-        ratings=ANALYSIS.ratings or "ratings.csv",
+        ratings=[ANALYSIS.ratings] if ANALYSIS.ratings else [],
+        judges=["results/validation/judge_ratings.csv"] if VALIDATION else [],
     output:
         csv=report(
             "results/tables/agreement.csv",

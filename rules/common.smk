@@ -140,6 +140,18 @@ def engine_check_targets():
     return ["results/tables/engine_checks.csv", "results/tables/engine_checks.md"]
 
 
+def validation_targets():
+    """The judge-validation set and its judges' answers (rules/validation.smk); nothing without
+    a validation: section. The agreement table is among analysis_figure_targets()."""
+    if not VALIDATION:
+        return []
+    return [
+        "results/validation/sample.tsv",
+        "results/validation/raters.csv",
+        "results/validation/judge_ratings.csv",
+    ]
+
+
 def analysis_targets():
     """Tables, figures and the report inputs."""
     return [
@@ -170,7 +182,7 @@ def analysis_figure_targets():
             out += [f"{tables}/ablation_{name}.{ext}" for ext in ("csv", "md")]
         out += [f"results/report/{judge}/reproduction.{ext}" for ext in ("csv", "md")]
         out.append(f"results/inspect/{judge}")
-    if ANALYSIS.ratings:
+    if ANALYSIS.ratings or VALIDATION:
         out += [f"results/tables/agreement.{ext}" for ext in ("csv", "md", "tex")]
     return out
 
@@ -182,5 +194,6 @@ def final_outputs():
         + play_targets()
         + judge_targets()
         + engine_check_targets()
+        + validation_targets()
         + analysis_targets()
     )

@@ -93,3 +93,27 @@ def test_cpu_rules_carry_the_container(repo: Path) -> None:
             assert has_container == (name not in host_rules), name
     assert {"tabulate_models", "judge_scores", "catalog_table"} <= seen
     assert (repo / "containers" / "game-sandbox.def").is_file()
+
+
+def test_validation_rules_plan(repo: Path, tmp_path: Path) -> None:
+    """With a validation: section the sample, one judge job per validation judge, their rating
+    rows and the agreement table are planned, although no ratings CSV is configured."""
+    config = yaml.safe_load((repo / "config" / "config.yaml").read_text())
+    assert "validation" not in config  # the embedded default draws no validation set
+    config["validation"] = {"judges": ["frame", "state"], "per_corpus": {"local": 3}}
+    path = tmp_path / "validation.yaml"
+    path.write_text(yaml.safe_dump(config))
+    # the target before --configfile, which takes every word after it as a config file
+    out = run(
+        repo, "results/tables/agreement.csv", "-n", "--quiet", "rules", "--configfile", str(path)
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    counts = {
+        parts[0]: int(parts[1])
+        for line in out.stdout.splitlines()
+        if len(parts := line.split()) == 2 and parts[1].isdigit()
+    }
+    assert counts["validation_sample"] == 1 and counts["validation_judge"] == 2
+    assert counts["validation_ratings"] == 1 and counts["judge_agreement"] == 1
+    assert counts["play_shard"] >= 2  # the sample is drawn from played shards
+    assert "judge_shard" not in counts  # only the sampled episodes are judged
