@@ -15,6 +15,7 @@ from playsuite.plan import (
     fault_options,
     game_blocks,
     play_settings,
+    require_corpus_tables,
     sandbox_option,
     server_argv_option as _server_argv_option,
     shard_units,
@@ -22,6 +23,7 @@ from playsuite.plan import (
 )
 from playsuite.registry import parse_registry
 
+require_corpus_tables(config)  # before anything reads them: say what builds a missing one
 REGISTRY = parse_registry(load_validated(config["models"], "models"))
 
 for _preset in config["presets"]:

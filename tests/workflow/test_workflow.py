@@ -5,6 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
@@ -117,3 +118,23 @@ def test_validation_rules_plan(repo: Path, tmp_path: Path) -> None:
     assert counts["validation_ratings"] == 1 and counts["judge_agreement"] == 1
     assert counts["play_shard"] >= 2  # the sample is drawn from played shards
     assert "judge_shard" not in counts  # only the sampled episodes are judged
+
+
+def test_missing_corpus_table_names_what_builds_it(repo: Path, tmp_path: Path) -> None:
+    """config/paper.yaml before the catalog stage: the plan stops on the first missing table,
+    naming it and the command that builds it (it used to be a bare FileNotFoundError)."""
+    from playsuite.config import ConfigError
+    from playsuite.plan import require_corpus_tables
+
+    if (repo / "results/catalog/itch/games.tsv").is_file():
+        pytest.skip("this checkout has built the itch.io table")
+    out = run(repo, "-n", "--replace-workflow-config", "--configfile", "config/paper.yaml")
+    assert out.returncode != 0
+    text = " ".join((out.stdout + out.stderr).split())
+    assert "corpora.itch.table: results/catalog/itch/games.tsv does not exist" in text
+    assert "snakemake --cores 4 results/catalog/itch/games.tsv --configfile CATALOG.yaml" in text
+    table = tmp_path / "corpus.yaml"
+    with pytest.raises(ConfigError, match="Point it at an existing corpus table"):
+        require_corpus_tables({"corpora": {"mine": {"table": str(table)}}})
+    table.write_text("games: []\n")
+    require_corpus_tables({"corpora": {"mine": {"table": str(table)}}})
