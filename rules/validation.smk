@@ -2,11 +2,12 @@
 # corpus (validation.per_corpus), judged by every validation judge (validation.judges) with the
 # judge shard machinery of rules/judge.smk (one job, one model server per judge), and turned
 # into rating rows that rule judge_agreement (rules/analysis.smk) sets beside the human ones.
-# Off unless the configuration has a validation: section.
+# Off unless the configuration has a validation: section, and with analysis.scores (nothing is
+# played then).
 
 from playsuite.judge.validation import validation_settings
 
-VALIDATION = validation_settings(config)
+VALIDATION = None if SCORES_GIVEN else validation_settings(config)
 if VALIDATION:
     for _judge in VALIDATION.judges:
         REGISTRY.judge(_judge)

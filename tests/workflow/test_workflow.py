@@ -138,3 +138,35 @@ def test_missing_corpus_table_names_what_builds_it(repo: Path, tmp_path: Path) -
         require_corpus_tables({"corpora": {"mine": {"table": str(table)}}})
     table.write_text("games: []\n")
     require_corpus_tables({"corpora": {"mine": {"table": str(table)}}})
+
+
+def test_analysis_of_a_given_scores_table_plans_no_play(repo: Path, tmp_path: Path) -> None:
+    """analysis.scores: the default target is the analysis of that table (here a CSV) alone."""
+    from playsuite.analysis.scores import read_scores
+    from playsuite.analysis.synthetic import SyntheticSpec, synthetic_scores
+
+    spec = SyntheticSpec(presets={"random": ("baseline", 0.0)}, corpora={"local": 3}, judge="mine")
+    scores = tmp_path / "scores.csv"
+    synthetic_scores(spec).to_csv(scores, index=False)
+    assert len(read_scores(scores)) == 6  # CSV by its suffix
+    config = tmp_path / "scores.yaml"
+    config.write_text(yaml.safe_dump({"analysis": {"scores": {"mine": str(scores)}}}))
+    out = run(repo, "-n", "--quiet", "rules", "--configfile", str(config))
+    assert out.returncode == 0, out.stdout + out.stderr
+    jobs = {line.split()[0] for line in out.stdout.splitlines() if line.strip()}
+    assert {"main_results", "ablation_figure", "reproduction_report", "inspection_pages"} <= jobs
+    for stage in (
+        "play_shard",
+        "judge_shard",
+        "judge_scores",
+        "catalog_table",
+        "engine_checks_table",
+    ):
+        assert stage not in jobs
+    # a table named at the judge stage's own place is read as it is, never rebuilt
+    config.write_text(
+        yaml.safe_dump({"analysis": {"scores": {"frame": "results/scores/frame.tsv"}}})
+    )
+    out = run(repo, "results/scores/frame.tsv", "-n", "--configfile", str(config))
+    assert out.returncode != 0
+    assert "No rule to produce results/scores/frame.tsv" in out.stdout + out.stderr
