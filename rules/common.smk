@@ -31,9 +31,9 @@ SCORES_GIVEN = analysis_settings(config).scores
 if not SCORES_GIVEN:
     # before anything reads them: say what builds a missing one
     require_corpus_tables(config)
-# Judges whose scores table rule judge_scores ("results/scores/{judge}.tsv") may write: not those
-# of analysis.scores, so a given table at that path is read as it is, never rebuilt from (no)
-# judgements. The look-ahead names the ".tsv" that follows: a judge name may hold dots.
+# The judges whose results/scores/{judge}.tsv the judge stage may write are all but those of
+# analysis.scores: a given table at that path is read as it is, never rebuilt from (no)
+# judgements. The look-ahead names the ".tsv" that follows, as a judge name may hold dots.
 _GIVEN = "|".join(re.escape(j) for j in SCORES_GIVEN)
 JUDGE_SCORES_WILDCARD = (rf"(?!(?:{_GIVEN})\.tsv$)" if SCORES_GIVEN else "") + "[A-Za-z0-9._-]+"
 REGISTRY = parse_registry(load_validated(config["models"], "models"))
@@ -155,6 +155,17 @@ def engine_check_targets():
     if not ENGINE_CHECKS:
         return []
     return ["results/tables/engine_checks.csv", "results/tables/engine_checks.md"]
+
+
+def validation_play_manifests():
+    """The paper runs' play manifests the validation set is drawn from (rules/validation.smk)."""
+    return [
+        unit.manifest
+        for unit in PLAY_UNITS
+        if not unit.check
+        and unit.corpus in VALIDATION.per_corpus
+        and unit.condition in VALIDATION.conditions
+    ]
 
 
 def validation_targets():

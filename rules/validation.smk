@@ -13,17 +13,6 @@ if VALIDATION:
         REGISTRY.judge(_judge)
 
 
-def validation_play_manifests():
-    """The paper runs' play manifests the validation set is drawn from."""
-    return [
-        unit.manifest
-        for unit in PLAY_UNITS
-        if not unit.check
-        and unit.corpus in VALIDATION.per_corpus
-        and unit.condition in VALIDATION.conditions
-    ]
-
-
 rule validation_sample:
     input:
         manifests=validation_play_manifests() if VALIDATION else [],
