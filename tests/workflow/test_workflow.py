@@ -78,6 +78,7 @@ def test_cpu_rules_carry_the_container(repo: Path) -> None:
         "validate_launch",
         "play_shard",
         "judge_shard",
+        "validation_judge",  # a judge shard of the validation set
         "catalog_launch",
         "build_tiny_model",  # runs the engine's own Python (.venv-engine)
     }
