@@ -22,6 +22,7 @@ include: "rules/common.smk"
 include: "rules/catalog.smk"
 include: "rules/play.smk"
 include: "rules/judge.smk"
+include: "rules/validation.smk"
 include: "rules/analysis.smk"
 
 

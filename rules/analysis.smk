@@ -39,7 +39,7 @@ wildcard_constraints:
 
 rule main_results:
     input:
-        scores="results/scores/{judge}.tsv",
+        scores=scores_table,
     output:
         csv=report(
             "results/tables/{judge}/main.csv",
@@ -61,7 +61,7 @@ rule main_results:
 
 rule genre_tables:
     input:
-        scores="results/scores/{judge}.tsv",
+        scores=scores_table,
     output:
         csv=report(
             "results/tables/{judge}/genres.csv",
@@ -93,7 +93,7 @@ rule genre_tables:
 
 rule genre_heatmap:
     input:
-        scores="results/scores/{judge}.tsv",
+        scores=scores_table,
     output:
         csv="results/tables/{judge}/genre_by_model_{corpus}.csv",
         pdf="results/figures/{judge}/genre_heatmap_{corpus}.pdf",
@@ -115,7 +115,7 @@ rule genre_heatmap:
 
 rule ablation_figure:
     input:
-        scores="results/scores/{judge}.tsv",
+        scores=scores_table,
         ablation=lambda wildcards: ABLATIONS[wildcards.ablation],
         models=config["models"],
     output:
@@ -140,7 +140,7 @@ rule ablation_figure:
 
 rule stability:
     input:
-        scores="results/scores/{judge}.tsv",
+        scores=scores_table,
     output:
         csv="results/tables/{judge}/stability.csv",
         md="results/tables/{judge}/stability.md",
@@ -167,7 +167,7 @@ rule stability:
 # out the records of the engine checks' play jobs.
 rule cost_performance:
     input:
-        scores="results/scores/{judge}.tsv",
+        scores=scores_table,
         models=config["models"],
     output:
         csv="results/tables/{judge}/cost.csv",
@@ -222,7 +222,7 @@ rule efficiency:
 # exist; what is missing is named in the report.
 rule reproduction_report:
     input:
-        scores="results/scores/{judge}.tsv",
+        scores=scores_table,
         models=config["models"],
         main="results/tables/{judge}/main.csv",
         genres="results/tables/{judge}/genres.csv",
@@ -235,7 +235,11 @@ rule reproduction_report:
         ablation_files=list(ABLATIONS.values()),
         reference=[ANALYSIS.reference] if ANALYSIS.reference else [],
         agreement=["results/tables/agreement.csv"] if ANALYSIS.ratings else [],
-        engine_checks=(["results/tables/engine_checks.csv"] if ENGINE_CHECKS else []),
+        engine_checks=(
+            ["results/tables/engine_checks.csv"]
+            if ENGINE_CHECKS and not SCORES_GIVEN
+            else []
+        ),
         benchmarks=lambda wildcards: sorted(
             str(p) for p in Path(ANALYSIS.benchmarks).glob("*.tsv") if p.is_file()
         ),
@@ -292,7 +296,8 @@ rule engine_checks_table:
 
 rule judge_agreement:
     input:
-        ratings=ANALYSIS.ratings or "ratings.csv",
+        ratings=[ANALYSIS.ratings] if ANALYSIS.ratings else [],
+        judges=["results/validation/judge_ratings.csv"] if VALIDATION else [],
     output:
         csv=report(
             "results/tables/agreement.csv",
@@ -313,7 +318,7 @@ rule judge_agreement:
 
 rule inspection_pages:
     input:
-        scores="results/scores/{judge}.tsv",
+        scores=scores_table,
     output:
         directory("results/inspect/{judge}"),
     log:

@@ -1,9 +1,11 @@
 # Helpers shared by the workflow: configuration lookups and target lists (functions only).
 # Each stage owns one *_targets() function below; final_outputs() is the default target.
 
+import re
 import sys
 from pathlib import Path
 
+from playsuite.analysis.settings import analysis_settings
 from playsuite.config import Condition, load_validated
 from playsuite.inference.engine import TINY_ARCHITECTURES
 from playsuite.plan import (
@@ -15,6 +17,7 @@ from playsuite.plan import (
     fault_options,
     game_blocks,
     play_settings,
+    require_corpus_tables,
     sandbox_option,
     server_argv_option as _server_argv_option,
     shard_units,
@@ -22,6 +25,17 @@ from playsuite.plan import (
 )
 from playsuite.registry import parse_registry
 
+# analysis.scores: judge -> an existing scores table. Then the workflow is the analysis stage
+# alone: no corpus table is read, nothing is played, judged or curated (docs/analysis.md).
+SCORES_GIVEN = analysis_settings(config).scores
+if not SCORES_GIVEN:
+    # before anything reads them: say what builds a missing one
+    require_corpus_tables(config)
+# The judges whose results/scores/{judge}.tsv the judge stage may write are all but those of
+# analysis.scores: a given table at that path is read as it is, never rebuilt from (no)
+# judgements. The look-ahead names the ".tsv" that follows, as a judge name may hold dots.
+_GIVEN = "|".join(re.escape(j) for j in SCORES_GIVEN)
+JUDGE_SCORES_WILDCARD = (rf"(?!(?:{_GIVEN})\.tsv$)" if SCORES_GIVEN else "") + "[A-Za-z0-9._-]+"
 REGISTRY = parse_registry(load_validated(config["models"], "models"))
 
 for _preset in config["presets"]:
@@ -42,12 +56,13 @@ ENGINE_VLLM = engine_vllm(config)
 # Engine checks (engine.checks): tiny random-weight presets through the real engine, apart from
 # the paper's runs (their shards are ShardUnit.check; see engine_check_targets()).
 ENGINE_CHECKS = engine_checks(config, REGISTRY)
-PLAY_UNITS = shard_units(config, REGISTRY)
+PLAY_UNITS = [] if SCORES_GIVEN else shard_units(config, REGISTRY)
 PLAY_UNIT_BY_KEY = {(u.corpus, u.preset, u.condition, u.shard): u for u in PLAY_UNITS}
-GAME_BLOCKS = game_blocks(config)  # acquisition blocks (rule acquired_block)
+# acquisition blocks (rule acquired_block)
+GAME_BLOCKS = {} if SCORES_GIVEN else game_blocks(config)
 GAME_BLOCK_OF = block_index(GAME_BLOCKS)
 CORPUS_TABLE_OF_GAME = {}  # game id -> table of the first corpus that lists it
-for _corpus in reversed(list(config["corpora"])):
+for _corpus in [] if SCORES_GIVEN else reversed(list(config["corpora"])):
     for _game in corpus_games(config, _corpus):
         CORPUS_TABLE_OF_GAME[_game.id] = config["corpora"][_corpus]["table"]
 
@@ -111,6 +126,8 @@ def play_targets():
     """
     from playsuite.runtimes.factory import RUNTIMES
 
+    if SCORES_GIVEN:
+        return []
     validated = sorted(
         {
             f"results/games/{game.id}/launch.json"
@@ -140,6 +157,29 @@ def engine_check_targets():
     return ["results/tables/engine_checks.csv", "results/tables/engine_checks.md"]
 
 
+def validation_play_manifests():
+    """The paper runs' play manifests the validation set is drawn from (rules/validation.smk)."""
+    return [
+        unit.manifest
+        for unit in PLAY_UNITS
+        if not unit.check
+        and unit.corpus in VALIDATION.per_corpus
+        and unit.condition in VALIDATION.conditions
+    ]
+
+
+def validation_targets():
+    """The judge-validation set and its judges' answers (rules/validation.smk); nothing without
+    a validation: section. The agreement table is among analysis_figure_targets()."""
+    if not VALIDATION:
+        return []
+    return [
+        "results/validation/sample.tsv",
+        "results/validation/raters.csv",
+        "results/validation/judge_ratings.csv",
+    ]
+
+
 def analysis_targets():
     """Tables, figures and the report inputs."""
     return [
@@ -149,13 +189,24 @@ def analysis_targets():
     ] + analysis_figure_targets()
 
 
+def analysis_judges():
+    """The judges whose scores the analysis reads: analysis.scores' when given, else `judges`."""
+    return list(SCORES_GIVEN) or list(config["judges"])
+
+
+def scores_table(wildcards):
+    """The scores table of a judge: the given one (analysis.scores), else the judge stage's."""
+    return SCORES_GIVEN.get(wildcards.judge, f"results/scores/{wildcards.judge}.tsv")
+
+
 def analysis_figure_targets():
     """Every statistic's table and figure per configured judge (rules/analysis.smk).
 
-    Built from results/scores/{judge}.tsv, which the judge stage makes.
+    Built from scores_table(): results/scores/{judge}.tsv, which the judge stage makes, or the
+    table analysis.scores gives.
     """
     out = ["results/figures/efficiency.pdf", "results/figures/efficiency.png"]
-    for judge in config["judges"]:
+    for judge in analysis_judges():
         tables = f"results/tables/{judge}"
         figures = f"results/figures/{judge}"
         for stem in ("main", "genres", "genre_rank_range", "stability", "cost"):
@@ -170,17 +221,20 @@ def analysis_figure_targets():
             out += [f"{tables}/ablation_{name}.{ext}" for ext in ("csv", "md")]
         out += [f"results/report/{judge}/reproduction.{ext}" for ext in ("csv", "md")]
         out.append(f"results/inspect/{judge}")
-    if ANALYSIS.ratings:
+    if ANALYSIS.ratings or VALIDATION:
         out += [f"results/tables/agreement.{ext}" for ext in ("csv", "md", "tex")]
     return out
 
 
 def final_outputs():
-    """Everything the default target builds."""
+    """Everything the default target builds (with analysis.scores: the analysis only)."""
+    if SCORES_GIVEN:
+        return analysis_targets()
     return (
         catalog_targets()
         + play_targets()
         + judge_targets()
         + engine_check_targets()
+        + validation_targets()
         + analysis_targets()
     )

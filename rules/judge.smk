@@ -54,6 +54,8 @@ rule judge_scores:
         scores="results/scores/{judge}.tsv",
     log:
         "results/logs/judge/{judge}/scores.log",
+    wildcard_constraints:
+        judge=JUDGE_SCORES_WILDCARD,
     conda:
         "../envs/playsuite.yaml"
     container:

@@ -16,10 +16,12 @@ no paper judge, scores table or statistic ever sees them.
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from playsuite.agents.prompts import template_for
@@ -119,6 +121,37 @@ def engine_checks(config: Mapping[str, Any], registry: Registry) -> EngineChecks
 def tiny_model(spec: Preset | JudgePreset) -> list[str]:
     """The model folder a job of ``spec`` needs built first (``[hf_id]`` of tiny models)."""
     return [str(spec.hf_id)] if spec.tiny and spec.hf_id else []
+
+
+#: Where the catalog stage writes a curated corpus table (rule catalog_table).
+CATALOG_TABLE = re.compile(r"^(?:\./)?results/catalog/(?P<corpus>[a-z0-9][a-z0-9_-]*)/games\.tsv$")
+
+
+def require_corpus_tables(config: Mapping[str, Any]) -> None:
+    """Fail, naming the table and how to make it, when a configured corpus table is missing.
+
+    The plan reads every table before any rule runs, so a table the catalog stage has not made
+    yet cannot be built by the same run: without this check the plan stopped on a bare
+    FileNotFoundError deep in the planning code.
+    """
+    for corpus, spec in config["corpora"].items():
+        table = str(spec["table"])
+        if Path(table).is_file():
+            continue
+        message = f"corpora.{corpus}.table: {table} does not exist."
+        if match := CATALOG_TABLE.match(table):
+            name = match["corpus"]
+            message += (
+                f" It is the catalog stage's curated table (docs/catalog.md); build it first "
+                f"under a configuration that does not play it yet: write CATALOG.yaml with only "
+                f"catalog.corpora.{name} (the platform dump and archive mirror) and run "
+                f"`snakemake --cores 4 {table} --configfile CATALOG.yaml` (merged into the "
+                f"embedded default; not with profiles/slurm, which replaces it). Then rerun."
+            )
+        else:
+            message += " Point it at an existing corpus table (YAML or curated games.tsv)."
+        message += " To plan without the tables: benchmarks/plan_paper.py."
+        raise ConfigError(message)
 
 
 @cache

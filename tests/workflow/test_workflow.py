@@ -5,6 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
@@ -77,6 +78,7 @@ def test_cpu_rules_carry_the_container(repo: Path) -> None:
         "validate_launch",
         "play_shard",
         "judge_shard",
+        "validation_judge",  # a judge shard of the validation set
         "catalog_launch",
         "build_tiny_model",  # runs the engine's own Python (.venv-engine)
     }
@@ -93,3 +95,79 @@ def test_cpu_rules_carry_the_container(repo: Path) -> None:
             assert has_container == (name not in host_rules), name
     assert {"tabulate_models", "judge_scores", "catalog_table"} <= seen
     assert (repo / "containers" / "game-sandbox.def").is_file()
+
+
+def test_validation_rules_plan(repo: Path, tmp_path: Path) -> None:
+    """With a validation: section the sample, one judge job per validation judge, their rating
+    rows and the agreement table are planned, although no ratings CSV is configured."""
+    config = yaml.safe_load((repo / "config" / "config.yaml").read_text())
+    assert "validation" not in config  # the embedded default draws no validation set
+    config["validation"] = {"judges": ["frame", "state"], "per_corpus": {"local": 3}}
+    path = tmp_path / "validation.yaml"
+    path.write_text(yaml.safe_dump(config))
+    # the target before --configfile, which takes every word after it as a config file
+    out = run(
+        repo, "results/tables/agreement.csv", "-n", "--quiet", "rules", "--configfile", str(path)
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    counts = {
+        parts[0]: int(parts[1])
+        for line in out.stdout.splitlines()
+        if len(parts := line.split()) == 2 and parts[1].isdigit()
+    }
+    assert counts["validation_sample"] == 1 and counts["validation_judge"] == 2
+    assert counts["validation_ratings"] == 1 and counts["judge_agreement"] == 1
+    assert counts["play_shard"] >= 2  # the sample is drawn from played shards
+    assert "judge_shard" not in counts  # only the sampled episodes are judged
+
+
+def test_missing_corpus_table_names_what_builds_it(repo: Path, tmp_path: Path) -> None:
+    """config/paper.yaml before the catalog stage: the plan stops on the first missing table,
+    naming it and the command that builds it (it used to be a bare FileNotFoundError)."""
+    from playsuite.config import ConfigError
+    from playsuite.plan import require_corpus_tables
+
+    if (repo / "results/catalog/itch/games.tsv").is_file():
+        pytest.skip("this checkout has built the itch.io table")
+    out = run(repo, "-n", "--replace-workflow-config", "--configfile", "config/paper.yaml")
+    assert out.returncode != 0
+    text = " ".join((out.stdout + out.stderr).split())
+    assert "corpora.itch.table: results/catalog/itch/games.tsv does not exist" in text
+    assert "snakemake --cores 4 results/catalog/itch/games.tsv --configfile CATALOG.yaml" in text
+    table = tmp_path / "corpus.yaml"
+    with pytest.raises(ConfigError, match="Point it at an existing corpus table"):
+        require_corpus_tables({"corpora": {"mine": {"table": str(table)}}})
+    table.write_text("games: []\n")
+    require_corpus_tables({"corpora": {"mine": {"table": str(table)}}})
+
+
+def test_analysis_of_a_given_scores_table_plans_no_play(repo: Path, tmp_path: Path) -> None:
+    """analysis.scores: the default target is the analysis of that table (here a CSV) alone."""
+    from playsuite.analysis.scores import read_scores
+    from playsuite.analysis.synthetic import SyntheticSpec, synthetic_scores
+
+    spec = SyntheticSpec(presets={"random": ("baseline", 0.0)}, corpora={"local": 3}, judge="mine")
+    scores = tmp_path / "scores.csv"
+    synthetic_scores(spec).to_csv(scores, index=False)
+    assert len(read_scores(scores)) == 6  # CSV by its suffix
+    config = tmp_path / "scores.yaml"
+    config.write_text(yaml.safe_dump({"analysis": {"scores": {"mine": str(scores)}}}))
+    out = run(repo, "-n", "--quiet", "rules", "--configfile", str(config))
+    assert out.returncode == 0, out.stdout + out.stderr
+    jobs = {line.split()[0] for line in out.stdout.splitlines() if line.strip()}
+    assert {"main_results", "ablation_figure", "reproduction_report", "inspection_pages"} <= jobs
+    for stage in (
+        "play_shard",
+        "judge_shard",
+        "judge_scores",
+        "catalog_table",
+        "engine_checks_table",
+    ):
+        assert stage not in jobs
+    # a table named at the judge stage's own place is read as it is, never rebuilt
+    config.write_text(
+        yaml.safe_dump({"analysis": {"scores": {"frame": "results/scores/frame.tsv"}}})
+    )
+    out = run(repo, "results/scores/frame.tsv", "-n", "--configfile", str(config))
+    assert out.returncode != 0
+    assert "No rule to produce results/scores/frame.tsv" in out.stdout + out.stderr

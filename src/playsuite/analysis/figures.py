@@ -8,6 +8,7 @@ and never computes statistics itself.
 from __future__ import annotations
 
 import os
+import textwrap
 
 import matplotlib
 
@@ -77,6 +78,22 @@ def _panels(n: int, width: float = DOUBLE, height: float = 2.3) -> tuple[plt.Fig
     return fig, list(axes[0])
 
 
+def _suptitle(fig: plt.Figure, title: str) -> None:
+    """The figure's title, wrapped onto as many lines as the figure's width needs.
+
+    An ablation title grows with the conditions that were never run, and a one-corpus figure is a
+    single column wide: unwrapped, the title ran past both edges. ``save_figure``'s tight layout
+    then keeps the lines above the panels.
+    """
+    text = fig.suptitle(title, fontsize=STYLE["axes.titlesize"] + 1)
+    renderer = fig.canvas.get_renderer()
+    room = 0.96 * fig.bbox.width
+    for columns in range(len(title), 9, -1):
+        text.set_text(textwrap.fill(title, columns, break_long_words=False))
+        if text.get_window_extent(renderer).width <= room:
+            return
+
+
 def history_figure(curves: pd.DataFrame, title: str) -> plt.Figure:
     """Figure 15: one panel per corpus; faint per-model lines, bold mean with CI band."""
     with plt.rc_context(STYLE):
@@ -115,7 +132,7 @@ def history_figure(curves: pd.DataFrame, title: str) -> plt.Figure:
             ax.set_ylabel("mean progress level")
             ax.set_title(f"{corpus} ({int(sub['games'].iloc[0])} games)")
             ax.legend(frameon=False, loc="best")
-        fig.suptitle(title)
+        _suptitle(fig, title)
     return fig
 
 
@@ -178,7 +195,7 @@ def rate_figure(summary: pd.DataFrame, per_model: pd.DataFrame, title: str) -> p
                     )
                 )
                 ax2.set_title(label)
-        fig.suptitle(title)
+        _suptitle(fig, title)
     return fig
 
 
@@ -205,7 +222,7 @@ def prompting_figure(effects: pd.DataFrame, title: str) -> plt.Figure:
             ax.set_xlabel(f"Δ mean progress vs {sub['reference'].iloc[0]}")
             ax.set_title(corpus)
             ax.legend(frameon=False)
-        fig.suptitle(title)
+        _suptitle(fig, title)
     return fig
 
 

@@ -65,9 +65,10 @@ UNKNOWN_GENRE = "unclassified"
 
 
 def read_scores(path: str | os.PathLike[str]) -> pd.DataFrame:
-    """Read and check a scores TSV."""
+    """Read and check a scores table: TSV as the judge stage writes it, or CSV (``.csv``)."""
+    sep = "," if str(path).lower().endswith(".csv") else "\t"
     try:
-        df = pd.read_csv(path, sep="\t", dtype={"game": str, "genre": str}, keep_default_na=True)
+        df = pd.read_csv(path, sep=sep, dtype={"game": str, "genre": str}, keep_default_na=True)
     except FileNotFoundError:
         raise FileNotFoundError(f"scores table not found: {path}") from None
     if "genre" in df.columns:

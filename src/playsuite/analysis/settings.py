@@ -34,6 +34,9 @@ class AnalysisSettings:
     ablations: tuple[str, ...] = ()
     reference: str | None = "config/reference/paper.yaml"
     ratings: str | None = None
+    #: judge -> a scores table that already exists (analysis.scores): the workflow analyses it
+    #: and plays and judges nothing (docs/analysis.md)
+    scores: dict[str, str] = field(default_factory=dict)
     costs: str = "results/costs"
     benchmarks: str = "results/benchmarks"
 
@@ -67,6 +70,7 @@ def analysis_settings(config: Mapping[str, Any]) -> AnalysisSettings:
         ablations=tuple(raw.get("ablations", ())),
         reference=raw.get("reference", AnalysisSettings.reference),
         ratings=raw.get("ratings"),
+        scores={str(j): str(path) for j, path in (raw.get("scores") or {}).items()},
         costs=raw.get("costs", AnalysisSettings.costs),
         benchmarks=raw.get("benchmarks", AnalysisSettings.benchmarks),
     )

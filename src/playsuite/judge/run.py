@@ -76,6 +76,30 @@ class JudgeOptions:
     prefetch: int | None = None  # episodes prepared ahead of the requests (None: max_num_seqs)
 
 
+def shard_options(
+    settings: dict[str, Any],
+    catalogs: dict[str, str],
+    episodes: Sequence[str],
+    games_dir: str,
+    *,
+    vllm: str,
+    server_argv: Sequence[str] | None,
+    server_log: str,
+) -> JudgeOptions:
+    """The options of a workflow judge shard job (rules judge_shard and validation_judge):
+    ``settings`` is :func:`workflow_settings`; README contexts come from the acquired games."""
+    return JudgeOptions(
+        catalog=dict(catalogs),
+        game_dirs={Path(e).name: str(Path(games_dir) / Path(e).name / "files") for e in episodes},
+        attempts=int(settings["attempts"]),
+        extra_body=dict(settings["extra_body"]),
+        vllm=vllm,
+        server_argv=list(server_argv or []) or None,
+        server_log=server_log,
+        ready_timeout_s=float(settings["ready_timeout_s"]),
+    )
+
+
 def _preset(name: str) -> JudgePreset:
     preset = load_registry().judge(name)
     if preset.kind == "local" and name not in LOCAL_JUDGES:
@@ -223,17 +247,26 @@ def run_shard_manifest(
     judgement_dir: str | os.PathLike[str],
     manifest: str | os.PathLike[str],
     options: JudgeOptions | None = None,
+    stems: Sequence[str] | None = None,
 ) -> dict[str, int]:
     """Judge a shard's episodes into ``judgement_dir/{game}.json``, then write its manifest.
 
     The manifest (TSV: game, status, level, judgement, episode_dir, error) is the shard job's one
     declared output and is written last and atomically: its presence means the shard is done.
+    ``stems`` names the judgement files instead of the games, for shards whose episodes come from
+    several runs and may share a game (the validation set names them by blinded id).
     """
     import csv
 
     from playsuite.files import atomic_open, read_json
 
-    jobs = [(Path(d), Path(judgement_dir) / f"{Path(d).name}.json") for d in episode_dirs]
+    names = list(stems) if stems is not None else [Path(d).name for d in episode_dirs]
+    if len(names) != len(episode_dirs) or len(set(names)) != len(names):
+        raise ValueError("judgement names must be unique, one per episode")
+    jobs = [
+        (Path(d), Path(judgement_dir) / f"{stem}.json")
+        for d, stem in zip(episode_dirs, names, strict=True)
+    ]
     counts = judge_shard(name, jobs, options)
     with atomic_open(manifest) as fh:
         writer = csv.writer(fh, delimiter="\t", lineterminator="\n")
