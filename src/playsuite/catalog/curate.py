@@ -37,6 +37,7 @@ from playsuite.catalog.funnel import (
     funnel_table,
     genre_distribution,
     plot_genre_distribution,
+    technical_exclusions_table,
 )
 from playsuite.catalog.genre_labels import (
     label_games,
@@ -46,6 +47,14 @@ from playsuite.catalog.genre_labels import (
 )
 from playsuite.catalog.genre_llm import endpoint_classifier
 from playsuite.catalog.genres import load_taxonomy
+from playsuite.catalog.harm import (
+    HarmValidator,
+    harm_table,
+    load_harm_categories,
+    screen_harm,
+    validator_client,
+    write_candidates,
+)
 from playsuite.catalog.ingest import RawGame, read_dump, read_records, write_records
 from playsuite.catalog.triage import scan_archive
 from playsuite.files import atomic_open, read_json
@@ -320,6 +329,12 @@ def step_decide(
         out["funnel_tex"],
         caption="Curation funnel: games excluded at each stage and remaining, per source.",
     )
+    write_table(
+        technical_exclusions_table(games, decisions),
+        out["technical_csv"],
+        out["technical_md"],
+        caption="Technical exclusions: games excluded for each reason, per source.",
+    )
     kept = []
     for game in games:
         if decisions[game.id].kept:
@@ -391,3 +406,38 @@ def step_genres(
             stack.callback(client.close)
             chosen[source] = classifier
         write_labels(label_games(games, taxonomy, chosen), out)
+
+
+def step_harm(
+    kept: str | Path,
+    categories_config: str | Path,
+    validator: dict[str, Any] | None,
+    out_candidates: str | Path,
+    out_csv: str | Path,
+    out_md: str | Path,
+) -> None:
+    """Table 4: harm-category candidates of the kept itch.io games by tag and keyword matching,
+    each checked by the configured model (``catalog.harm.validator``; none: left unvalidated).
+    """
+    categories = load_harm_categories(categories_config)
+    games = [RawGame.from_dict(row["game"]) for row in read_jsonl(kept)]
+    if not validator:
+        rows = screen_harm(games, categories)
+    else:
+        with validator_client(validator) as client:
+            check = HarmValidator(
+                client,
+                temperature=validator.get("temperature"),
+                max_tokens=validator.get("max_tokens"),
+                extra_body=validator.get("extra_body"),
+            )
+            rows = screen_harm(games, categories, check)
+    write_candidates(rows, out_candidates)
+    table = harm_table(rows, categories, validated=bool(validator))
+    write_table(
+        table,
+        out_csv,
+        out_md,
+        caption="Harm categories of the curated itch.io games: tag and keyword candidates and "
+        "the games the model confirmed.",
+    )
