@@ -173,6 +173,8 @@ rule cost_performance:
         csv="results/tables/{judge}/cost.csv",
         md="results/tables/{judge}/cost.md",
         tex="results/tables/{judge}/cost.tex",
+        judge_csv="results/tables/{judge}/judge_cost.csv",
+        judge_md="results/tables/{judge}/judge_cost.md",
         pdf="results/figures/{judge}/cost.pdf",
         png=report(
             "results/figures/{judge}/cost.png",
@@ -188,6 +190,7 @@ rule cost_performance:
         PLAYSUITE_IMAGE
     params:
         costs=ANALYSIS.costs,
+        judge_costs=lambda wildcards: f"{ANALYSIS.judge_costs}/{wildcards.judge}",
         engine_checks=list(ENGINE_CHECKS.presets),  # their cost records are not the paper's
     script:
         "../workflow/scripts/analysis_cost.py"

@@ -5,6 +5,7 @@
 # Which shards exist is planned by playsuite.judge.plan from play_targets(); the engine checks'
 # shards (engine_check_play_targets()) are judged by the check judge only.
 
+from playsuite.analysis.settings import analysis_settings
 from playsuite.judge.plan import JudgePlan
 
 JUDGE_PLAN = JudgePlan(
@@ -43,6 +44,10 @@ rule judge_shard:
         server_argv=JUDGE_PLAN.server_argv,
         vllm=ENGINE_VLLM,
         games_dir="results/games",
+        # one cost record per attempt, apart from the play jobs' (docs/analysis.md "Cost records")
+        costs=analysis_settings(config).judge_costs
+        + "/{judge}/{corpus}/{preset}/{condition}/{shard}.tsv",
+        gpus=JUDGE_PLAN.resource("gpu", 0),
     script:
         "../workflow/scripts/judge_shard.py"
 

@@ -132,7 +132,13 @@ def test_cost_counts_every_job_and_divides_by_scored_games(tmp_path: Path, repo:
     costs = read_cost_records(tmp_path / "costs")
     table = cost_table(scores, costs, K0, load_registry(repo / "config" / "models.yaml"))
     table = table.set_index("preset")
-    scored = int(((scores["preset"] == "qwen3-vl-8b") & (scores["status"] == "ok")).sum())
+    scored = int(
+        (
+            (scores["preset"] == "qwen3-vl-8b")
+            & (scores["status"] == "ok")
+            & (scores["condition"] == K0)  # the campaign's scored games only
+        ).sum()
+    )
     assert table.at["qwen3-vl-8b", "gpu_hours"] == pytest.approx(3.5)
     assert table.at["qwen3-vl-8b", "failed_jobs"] == 1
     assert table.at["qwen3-vl-8b", "gpu_hours_per_1k"] == pytest.approx(3.5 / scored * 1000)
