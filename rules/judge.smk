@@ -48,6 +48,9 @@ rule judge_shard:
         costs=analysis_settings(config).judge_costs
         + "/{judge}/{corpus}/{preset}/{condition}/{shard}.tsv",
         gpus=JUDGE_PLAN.resource("gpu", 0),
+        batched_tokens=lambda wc: (REGISTRY.judge(wc.judge).serve or {}).get(
+            "max_num_batched_tokens", ""
+        ),
     script:
         "../workflow/scripts/judge_shard.py"
 

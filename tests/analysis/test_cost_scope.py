@@ -125,7 +125,8 @@ def test_judging_is_costed_apart(tmp_path: Path) -> None:
     play, judge = tmp_path / "costs", tmp_path / "judge_costs" / "qwen3.5-9b"
     record(play, "p", wall_s=3600, status="ok")
     fields = {"judge": "qwen3.5-9b", "corpus": "itch", "preset": "m", "condition": K0,
-              "shard": "s0000", "gpus": 1}  # fmt: skip
+              "shard": "s0000", "gpus": 1, "prefetch": "",
+              "max_num_batched_tokens": 32768}  # fmt: skip
     judge.mkdir(parents=True)
     CostRecord(judge / "s0000.tsv", fields, columns=JUDGE_COLUMNS).start().finish("ok")
     jc = read_cost_records(judge)

@@ -2,6 +2,7 @@
 
 import logging
 import sys
+from pathlib import Path
 
 from playsuite.harness.costs import JUDGE_COLUMNS, CostRecord
 from playsuite.judge.run import (
@@ -42,6 +43,8 @@ cost = CostRecord(
         "condition": w.condition,
         "shard": w.shard,
         "gpus": int(p.gpus),
+        "prefetch": "" if p.settings.get("prefetch") is None else int(p.settings["prefetch"]),
+        "max_num_batched_tokens": p.batched_tokens,
     },
     columns=JUDGE_COLUMNS,
 ).start()

@@ -25,8 +25,9 @@ RUNNING = "running"
 #: Seconds between rewrites of a running attempt's wall time.
 HEARTBEAT_S = 30.0
 COLUMNS = ("corpus", "preset", "condition", "shard", "wall_s", "gpus", "status", "slurm_job_id")
-#: A judge job's record: which judge, then the play job's columns (the judged episodes' preset).
-JUDGE_COLUMNS = ("judge", *COLUMNS)
+#: A judge job's record: which judge, the play job's columns (the judged episodes' preset), and
+#: the two settings Figure 10c compares (empty: the default; playsuite.analysis.efficiency).
+JUDGE_COLUMNS = ("judge", *COLUMNS, "prefetch", "max_num_batched_tokens")
 
 
 class CostRecord:
