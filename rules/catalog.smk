@@ -31,7 +31,8 @@ checkpoint catalog_screen:
         records="results/catalog/{corpus}/records.jsonl",
         exclusions=CATALOG_IN.exclusions,
     output:
-        "results/catalog/{corpus}/screen.tsv",
+        screen="results/catalog/{corpus}/screen.tsv",
+        checks="results/catalog/{corpus}/screen_checks.tsv",
     log:
         "results/logs/catalog/{corpus}/screen.log",
     conda:
@@ -40,6 +41,7 @@ checkpoint catalog_screen:
         PLAYSUITE_IMAGE
     params:
         filters=CATALOG.get("filters", {}),
+        validator=CATALOG.get("technical_validator"),
     script:
         "../workflow/scripts/catalog_screen.py"
 

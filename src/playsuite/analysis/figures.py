@@ -370,6 +370,7 @@ def efficiency_figure(bench: dict[str, pd.DataFrame | None]) -> plt.Figure:
                 col, label = "evaluations_per_gpu_hour", "evaluations per GPU-hour"
             t = thr.groupby("workers")[col].mean()
             axes[1].plot(t.index, t.to_numpy(), marker="o", ms=3)
+            axes[1].set_xticks(list(t.index))
             axes[1].set_xlabel("game workers")
             axes[1].set_ylabel(label)
         if judge is None or judge.empty:

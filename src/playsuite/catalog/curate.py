@@ -48,14 +48,16 @@ from playsuite.catalog.genre_labels import (
 from playsuite.catalog.genre_llm import endpoint_classifier
 from playsuite.catalog.genres import load_taxonomy
 from playsuite.catalog.harm import (
-    HarmValidator,
     harm_table,
     load_harm_categories,
+    make_validator,
     screen_harm,
     validator_client,
     write_candidates,
 )
 from playsuite.catalog.ingest import RawGame, read_dump, read_records, write_records
+from playsuite.catalog.technical import TextCheck, check_text_exclusions, write_checks
+from playsuite.catalog.technical import system_prompt as technical_system_prompt
 from playsuite.catalog.triage import scan_archive
 from playsuite.files import atomic_open, read_json
 from playsuite.registry import load_registry
@@ -244,15 +246,31 @@ def step_ingest(dumps: dict[str, str], out: str | Path) -> None:
 
 
 def step_screen(
-    records: str | Path, exclusions: str | None, filters: dict[str, Any] | None, out: str | Path
+    records: str | Path,
+    exclusions: str | None,
+    filters: dict[str, Any] | None,
+    out: str | Path,
+    validator: dict[str, Any] | None = None,
+    out_checks: str | Path | None = None,
 ) -> None:
-
+    """Metadata and technical stages; with ``validator`` (``catalog.technical_validator``) a
+    model checks each exclusion that rests on a text detector (playsuite.catalog.technical),
+    and ``out_checks`` lists the checks (header only without a validator)."""
     games = read_records(records)
     manual = load_manual_exclusions(exclusions)
     unknown = sorted(set(manual) - {g.id for g in games})
     if unknown:
         raise ValueError(f"exclusion list names games not in the dumps: {', '.join(unknown)}")
-    write_decisions(screen_all(games, FilterSettings.from_config(filters), manual), out)
+    settings = FilterSettings.from_config(filters)
+    decisions = screen_all(games, settings, manual)
+    checks: list[TextCheck] = []
+    if validator:
+        with validator_client(validator) as client:
+            check = make_validator(client, validator, system=technical_system_prompt())
+            decisions, checks = check_text_exclusions(games, decisions, settings, manual, check)
+    write_decisions(decisions, out)
+    if out_checks is not None:
+        write_checks(checks, out_checks)
 
 
 def candidates(
@@ -425,13 +443,7 @@ def step_harm(
         rows = screen_harm(games, categories)
     else:
         with validator_client(validator) as client:
-            check = HarmValidator(
-                client,
-                temperature=validator.get("temperature"),
-                max_tokens=validator.get("max_tokens"),
-                extra_body=validator.get("extra_body"),
-            )
-            rows = screen_harm(games, categories, check)
+            rows = screen_harm(games, categories, make_validator(client, validator))
     write_candidates(rows, out_candidates)
     table = harm_table(rows, categories, validated=bool(validator))
     write_table(

@@ -19,7 +19,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import pandas as pd
 import yaml
@@ -110,6 +110,13 @@ ANSWER_SCHEMA: dict[str, Any] = {
 }
 
 
+class Criterion(Protocol):
+    """What a model checks a game against: a harm category, or a technical exclusion."""
+
+    name: str
+    definition: str
+
+
 def system_prompt() -> str:
     return "\n".join(
         [
@@ -130,7 +137,7 @@ def _clip(text: str) -> str:
     return text if len(text) <= FIELD_CHARS else text[: FIELD_CHARS - 1] + "…"
 
 
-def candidate_prompt(game: RawGame, category: HarmCategory) -> str:
+def candidate_prompt(game: RawGame, category: Criterion) -> str:
     parts = [
         f"Category: {category.name}",
         f"Definition: {category.definition}",
@@ -160,8 +167,9 @@ def validate_answer(value: Any) -> tuple[bool, str]:
 
 
 class HarmValidator:
-    """Callable ``(game, category) -> (matches, reasoning)`` over an OpenAI-compatible client
-    (the same :class:`InferenceClient` the genre classifier uses)."""
+    """Callable ``(game, criterion) -> (matches, reasoning)`` over an OpenAI-compatible client
+    (the same :class:`InferenceClient` the genre classifier uses). ``system`` replaces the
+    harm-category instructions (the technical exclusions use their own)."""
 
     def __init__(
         self,
@@ -169,6 +177,7 @@ class HarmValidator:
         temperature: float | None = None,
         max_tokens: int | None = None,
         extra_body: dict[str, Any] | None = None,
+        system: str | None = None,
     ) -> None:
         # None leaves a field out of the request: hosted reasoning models (the paper's
         # gpt-5.4-nano) refuse a temperature and take max_completion_tokens (extra_body) instead
@@ -176,12 +185,12 @@ class HarmValidator:
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.extra_body = dict(extra_body or {})
-        self.system = system_prompt()
+        self.system = system or system_prompt()
 
-    def messages(self, game: RawGame, category: HarmCategory) -> list[dict[str, Any]]:
+    def messages(self, game: RawGame, category: Criterion) -> list[dict[str, Any]]:
         return [system_message(self.system), user_message(candidate_prompt(game, category))]
 
-    def __call__(self, game: RawGame, category: HarmCategory) -> tuple[bool, str]:
+    def __call__(self, game: RawGame, category: Criterion) -> tuple[bool, str]:
         answer = self.client.chat_json(
             self.messages(game, category),
             ANSWER_SCHEMA,
@@ -193,7 +202,7 @@ class HarmValidator:
         return validate_answer(answer.value)
 
 
-Validator = Callable[[RawGame, HarmCategory], tuple[bool, str]]
+Validator = Callable[[RawGame, Criterion], tuple[bool, str]]
 
 
 @dataclass(frozen=True)
@@ -271,8 +280,22 @@ def harm_table(
     return table
 
 
+def make_validator(
+    client: InferenceClient, settings: dict[str, Any], system: str | None = None
+) -> HarmValidator:
+    """A validator with the sampling fields of a ``validator`` configuration."""
+    return HarmValidator(
+        client,
+        temperature=settings.get("temperature"),
+        max_tokens=settings.get("max_tokens"),
+        extra_body=settings.get("extra_body"),
+        system=system,
+    )
+
+
 def validator_client(settings: dict[str, Any]) -> InferenceClient:
-    """The client of ``catalog.harm.validator``: the same endpoint shape and client as the genre
+    """The client of a ``validator`` endpoint (``catalog.harm.validator``,
+    ``catalog.technical_validator``): the same endpoint shape and client as the genre
     classifier's (a local server's ``uds``, or a hosted API's ``base_url`` with its key in the
     environment variable ``api_key_env``)."""
     from playsuite.catalog.genre_llm import endpoint_client
