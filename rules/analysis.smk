@@ -202,7 +202,6 @@ rule cost_performance:
 from types import SimpleNamespace
 
 from playsuite.analysis.efficiency import EfficiencySettings
-from playsuite.catalog.corpus import load_corpus
 from playsuite.runtimes.launchtest import sample_games
 
 EFFICIENCY = EfficiencySettings.from_config(config)
@@ -210,9 +209,7 @@ EFFICIENCY_GAMES = (
     [
         g.id
         for g in sample_games(
-            load_corpus(config["corpora"][EFFICIENCY.corpus]["table"]),
-            EFFICIENCY.games,
-            EFFICIENCY.seed,
+            corpus_games(config, EFFICIENCY.corpus), EFFICIENCY.games, EFFICIENCY.seed
         )
     ]
     if EFFICIENCY.needs_games()
@@ -265,6 +262,15 @@ if EFFICIENCY.concurrency:
         threads: max(CONCURRENCY.workers)
         resources:
             gpu=REGISTRY.preset(CONCURRENCY.preset).gpus,
+            cpus_per_task=lambda wc: int(wc.workers),
+            mem_mb=lambda wc: preset_resource(
+                CONCURRENCY.preset, "mem_mb", 4000 * int(wc.workers)
+            ),
+            # every game once, W at a time: allow ~10 minutes per game and worker slot
+            runtime=lambda wc: max(
+                preset_resource(CONCURRENCY.preset, "runtime", 120),
+                30 + 10 * -(-len(EFFICIENCY_GAMES) // int(wc.workers)),
+            ),
         params:
             games=",".join(EFFICIENCY_GAMES),
             steps=(
