@@ -288,6 +288,7 @@ if EFFICIENCY.concurrency:
             preset=CONCURRENCY.preset,
             condition=CONCURRENCY.condition,
             corpus=EFFICIENCY.corpus,
+            run_dir=lambda wc: f"{EFFICIENCY_RUNS}/w{wc.workers}",
         shell:
             "{params.playsuite} play-shard --corpus {params.corpus} --catalog {input.catalog}"
             " --preset {params.preset} --condition {params.condition}"
@@ -295,10 +296,10 @@ if EFFICIENCY.concurrency:
             " {params.steps} --wall-timeout {params.wall_timeout} --seed {params.seed}"
             " --models {params.models}{params.server_argv}{params.sandbox}"
             " --vllm {params.vllm}"
-            " --runs-dir " + EFFICIENCY_RUNS + "/w{wildcards.workers}/runs"
+            " --runs-dir {params.run_dir}/runs"
             " --games-dir results/games --manifest {output.manifest}"
             " --log-dir results/logs/analysis/efficiency_concurrency/w{wildcards.workers}"
-            " --costs " + EFFICIENCY_RUNS + "/w{wildcards.workers}/costs/s0000.tsv"
+            " --costs {params.run_dir}/costs/s0000.tsv"
             " > {log} 2>&1"
 
     rule efficiency_concurrency:

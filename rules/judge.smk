@@ -8,6 +8,7 @@
 from playsuite.analysis.settings import analysis_settings
 from playsuite.judge.plan import JudgePlan
 
+JUDGE_COSTS = analysis_settings(config).judge_costs  # judge jobs' cost records
 JUDGE_PLAN = JudgePlan(
     config, REGISTRY, play_targets, ENGINE_CHECKS.judge, engine_check_play_targets
 )
@@ -45,8 +46,9 @@ rule judge_shard:
         vllm=ENGINE_VLLM,
         games_dir="results/games",
         # one cost record per attempt, apart from the play jobs' (docs/analysis.md "Cost records")
-        costs=analysis_settings(config).judge_costs
-        + "/{judge}/{corpus}/{preset}/{condition}/{shard}.tsv",
+        costs=lambda wc: (
+            f"{JUDGE_COSTS}/{wc.judge}/{wc.corpus}/{wc.preset}/{wc.condition}/{wc.shard}.tsv"
+        ),
         gpus=JUDGE_PLAN.resource("gpu", 0),
         batched_tokens=lambda wc: (REGISTRY.judge(wc.judge).serve or {}).get(
             "max_num_batched_tokens", ""
