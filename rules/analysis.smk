@@ -313,6 +313,8 @@ if EFFICIENCY.concurrency:
             "results/logs/analysis/efficiency_concurrency.log",
         conda:
             "../envs/playsuite.yaml"
+        container:
+            PLAYSUITE_IMAGE
         params:
             workers=list(CONCURRENCY.workers),
             costs=[f"{EFFICIENCY_RUNS}/w{w}/costs" for w in CONCURRENCY.workers],
@@ -331,6 +333,8 @@ if EFFICIENCY.judge:
             "results/logs/analysis/efficiency_judge.log",
         conda:
             "../envs/playsuite.yaml"
+        container:
+            PLAYSUITE_IMAGE
         params:
             costs=f"{ANALYSIS.judge_costs}/{EFFICIENCY.judge}",
         script:
