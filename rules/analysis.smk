@@ -395,6 +395,11 @@ rule reproduction_report:
         funnels=lambda wildcards: sorted(
             str(p) for p in Path("results/catalog").glob("*/funnel.csv") if p.is_file()
         ),
+        harm=lambda wildcards: sorted(
+            str(p)
+            for p in Path("results/catalog").glob("*/harm_categories.csv")
+            if p.is_file()
+        ),
     output:
         csv="results/report/{judge}/reproduction.csv",
         md=report(

@@ -180,7 +180,7 @@ def test_reproduction_report_sets_measured_beside_published(repo: Path) -> None:
     assert partial["measured"] == 40.0 and partial["inside"] == "no interval"
     assert cells.at["table2/pyweek/qwen3-vl-8b/k3", "note"] == "corpus not in this run"
     assert cells.at["table2/itch/showui-2b/k3", "note"] == "preset not in this run"
-    assert cells.at["table4/itch/accidents", "note"].startswith("needs the catalog")
+    assert cells.at["table4/itch/accidents", "note"].startswith("no harm table read")
     assert cells.at["ablations/rate/pyweek/hz3/gap", "note"] == "not planned in this config"
     assert cells.at["agreement/human/alpha", "note"].startswith("no ratings CSV")
     assert cells.at["table2/new/x/k3", "note"] == "not published"
