@@ -173,6 +173,8 @@ rule cost_performance:
         csv="results/tables/{judge}/cost.csv",
         md="results/tables/{judge}/cost.md",
         tex="results/tables/{judge}/cost.tex",
+        judge_csv="results/tables/{judge}/judge_cost.csv",
+        judge_md="results/tables/{judge}/judge_cost.md",
         pdf="results/figures/{judge}/cost.pdf",
         png=report(
             "results/figures/{judge}/cost.png",
@@ -188,15 +190,162 @@ rule cost_performance:
         PLAYSUITE_IMAGE
     params:
         costs=ANALYSIS.costs,
+        judge_costs=lambda wildcards: f"{ANALYSIS.judge_costs}/{wildcards.judge}",
         engine_checks=list(ENGINE_CHECKS.presets),  # their cost records are not the paper's
     script:
         "../workflow/scripts/analysis_cost.py"
 
 
+# --- Figure 10's inputs (docs/analysis.md "Benchmark outputs"); analysis.efficiency says which
+# measurements the workflow makes. Launch and concurrency start real games (off by default).
+
+from types import SimpleNamespace
+
+from playsuite.analysis.efficiency import EfficiencySettings
+from playsuite.runtimes.launchtest import sample_games
+
+EFFICIENCY = EfficiencySettings.from_config(config)
+EFFICIENCY_GAMES = (
+    [
+        g.id
+        for g in sample_games(
+            corpus_games(config, EFFICIENCY.corpus), EFFICIENCY.games, EFFICIENCY.seed
+        )
+    ]
+    if EFFICIENCY.needs_games()
+    else []
+)
+EFFICIENCY_INPUTS = (
+    (["launch.tsv"] if EFFICIENCY.launch else [])
+    + (["throughput.tsv"] if EFFICIENCY.concurrency else [])
+    + (["judge.tsv"] if EFFICIENCY.judge else [])
+)
+EFFICIENCY_RUNS = "results/efficiency/concurrency"
+
+
+if EFFICIENCY.launch:
+
+    rule efficiency_launch:
+        input:
+            catalog=lambda wc: config["corpora"][EFFICIENCY.corpus]["table"],
+            acquired=[f"results/games/{g}/acquired.json" for g in EFFICIENCY_GAMES],
+        output:
+            f"{ANALYSIS.benchmarks}/launch.tsv",
+        log:
+            "results/logs/analysis/efficiency_launch.log",
+        conda:
+            "../envs/playsuite.yaml"
+        params:
+            games=EFFICIENCY_GAMES,
+            games_dir="results/games",
+            fixed_wait_s=EFFICIENCY.fixed_wait_s,
+        script:
+            "../workflow/scripts/analysis_launch_test.py"
+
+
+if EFFICIENCY.concurrency:
+    CONCURRENCY = EFFICIENCY.concurrency
+
+    # The same games played with W workers sharing one model server, one job per W (a play
+    # shard of its own, outside the campaign's results and cost records).
+    rule efficiency_concurrency_run:
+        input:
+            catalog=lambda wc: config["corpora"][EFFICIENCY.corpus]["table"],
+            acquired=[f"results/games/{g}/acquired.json" for g in EFFICIENCY_GAMES],
+            model=tiny_model(REGISTRY.preset(CONCURRENCY.preset)),
+        output:
+            manifest=f"{EFFICIENCY_RUNS}/w{{workers}}/manifest.tsv",
+        log:
+            "results/logs/analysis/efficiency_concurrency/w{workers}.log",
+        wildcard_constraints:
+            workers="[0-9]+",
+        threads: max(CONCURRENCY.workers)
+        resources:
+            gpu=REGISTRY.preset(CONCURRENCY.preset).gpus,
+            cpus_per_task=lambda wc: int(wc.workers),
+            mem_mb=lambda wc: preset_resource(
+                CONCURRENCY.preset, "mem_mb", 4000 * int(wc.workers)
+            ),
+            # every game once, W at a time: allow ~10 minutes per game and worker slot
+            runtime=lambda wc: max(
+                preset_resource(CONCURRENCY.preset, "runtime", 120),
+                30 + 10 * -(-len(EFFICIENCY_GAMES) // int(wc.workers)),
+            ),
+        params:
+            games=",".join(EFFICIENCY_GAMES),
+            steps=(
+                f"--steps {CONCURRENCY.steps or PLAY['steps']}"
+                if (CONCURRENCY.steps or PLAY["steps"]) is not None
+                else ""
+            ),
+            wall_timeout=PLAY["wall_timeout_s"],
+            seed=config.get("seed", 0),
+            models=config["models"],
+            server_argv=_server_argv_option(config, CONCURRENCY.preset),
+            sandbox=sandbox_option(config),
+            vllm=ENGINE_VLLM,
+            playsuite=PLAYSUITE,
+            preset=CONCURRENCY.preset,
+            condition=CONCURRENCY.condition,
+            corpus=EFFICIENCY.corpus,
+            run_dir=lambda wc: f"{EFFICIENCY_RUNS}/w{wc.workers}",
+        shell:
+            "{params.playsuite} play-shard --corpus {params.corpus} --catalog {input.catalog}"
+            " --preset {params.preset} --condition {params.condition}"
+            " --shard s0000 --games {params.games} --workers {wildcards.workers}"
+            " {params.steps} --wall-timeout {params.wall_timeout} --seed {params.seed}"
+            " --models {params.models}{params.server_argv}{params.sandbox}"
+            " --vllm {params.vllm}"
+            " --runs-dir {params.run_dir}/runs"
+            " --games-dir results/games --manifest {output.manifest}"
+            " --log-dir results/logs/analysis/efficiency_concurrency/w{wildcards.workers}"
+            " --costs {params.run_dir}/costs/s0000.tsv"
+            " > {log} 2>&1"
+
+    rule efficiency_concurrency:
+        input:
+            manifests=[
+                f"{EFFICIENCY_RUNS}/w{w}/manifest.tsv" for w in CONCURRENCY.workers
+            ],
+        output:
+            f"{ANALYSIS.benchmarks}/throughput.tsv",
+        log:
+            "results/logs/analysis/efficiency_concurrency.log",
+        conda:
+            "../envs/playsuite.yaml"
+        container:
+            PLAYSUITE_IMAGE
+        params:
+            workers=list(CONCURRENCY.workers),
+            costs=[f"{EFFICIENCY_RUNS}/w{w}/costs" for w in CONCURRENCY.workers],
+        script:
+            "../workflow/scripts/analysis_concurrency.py"
+
+
+if EFFICIENCY.judge:
+
+    rule efficiency_judge:
+        input:
+            manifests=JUDGE_PLAN.manifests(SimpleNamespace(judge=EFFICIENCY.judge)),
+        output:
+            f"{ANALYSIS.benchmarks}/judge.tsv",
+        log:
+            "results/logs/analysis/efficiency_judge.log",
+        conda:
+            "../envs/playsuite.yaml"
+        container:
+            PLAYSUITE_IMAGE
+        params:
+            costs=f"{ANALYSIS.judge_costs}/{EFFICIENCY.judge}",
+        script:
+            "../workflow/scripts/analysis_judge_throughput.py"
+
+
 rule efficiency:
     input:
         lambda wildcards: sorted(
-            str(p) for p in Path(ANALYSIS.benchmarks).glob("*.tsv") if p.is_file()
+            {f"{ANALYSIS.benchmarks}/{name}" for name in EFFICIENCY_INPUTS}
+            | {str(p) for p in Path(ANALYSIS.benchmarks).glob("*.tsv") if p.is_file()}
         ),
     output:
         pdf="results/figures/efficiency.pdf",
@@ -245,6 +394,11 @@ rule reproduction_report:
         ),
         funnels=lambda wildcards: sorted(
             str(p) for p in Path("results/catalog").glob("*/funnel.csv") if p.is_file()
+        ),
+        harm=lambda wildcards: sorted(
+            str(p)
+            for p in Path("results/catalog").glob("*/harm_categories.csv")
+            if p.is_file()
         ),
     output:
         csv="results/report/{judge}/reproduction.csv",

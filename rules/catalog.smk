@@ -7,6 +7,7 @@ from playsuite.catalog.inputs import CatalogInputs
 
 CATALOG = config.get("catalog") or {}
 CATALOG_GENRES = CATALOG.get("genres", "config/genres.yaml")
+CATALOG_HARM = CATALOG.get("harm") or {}
 CATALOG_IN = CatalogInputs(config, checkpoints, storage)
 
 
@@ -30,7 +31,8 @@ checkpoint catalog_screen:
         records="results/catalog/{corpus}/records.jsonl",
         exclusions=CATALOG_IN.exclusions,
     output:
-        "results/catalog/{corpus}/screen.tsv",
+        screen="results/catalog/{corpus}/screen.tsv",
+        checks="results/catalog/{corpus}/screen_checks.tsv",
     log:
         "results/logs/catalog/{corpus}/screen.log",
     conda:
@@ -39,6 +41,7 @@ checkpoint catalog_screen:
         PLAYSUITE_IMAGE
     params:
         filters=CATALOG.get("filters", {}),
+        validator=CATALOG.get("technical_validator"),
     script:
         "../workflow/scripts/catalog_screen.py"
 
@@ -104,6 +107,8 @@ rule catalog_decide:
         ),
         funnel_md="results/catalog/{corpus}/funnel.md",
         funnel_tex="results/catalog/{corpus}/funnel.tex",
+        technical_csv="results/catalog/{corpus}/technical_exclusions.csv",
+        technical_md="results/catalog/{corpus}/technical_exclusions.md",
     log:
         "results/logs/catalog/{corpus}/decide.log",
     conda:
@@ -117,6 +122,28 @@ rule catalog_decide:
         filters=CATALOG.get("filters", {}),
     script:
         "../workflow/scripts/catalog_decide.py"
+
+
+# Table 4: harm-category candidates of the kept games by tag/keyword matching, each checked by
+# a model when catalog.harm.validator names one (playsuite.catalog.harm; docs/catalog.md).
+rule catalog_harm:
+    input:
+        kept="results/catalog/{corpus}/kept.jsonl",
+        categories=CATALOG_HARM.get("categories", "config/catalog/harm_categories.yaml"),
+    output:
+        candidates="results/catalog/{corpus}/harm_candidates.tsv",
+        csv="results/catalog/{corpus}/harm_categories.csv",
+        md="results/catalog/{corpus}/harm_categories.md",
+    log:
+        "results/logs/catalog/{corpus}/harm.log",
+    conda:
+        "../envs/playsuite.yaml"
+    container:
+        PLAYSUITE_IMAGE
+    params:
+        validator=CATALOG_HARM.get("validator"),
+    script:
+        "../workflow/scripts/catalog_harm.py"
 
 
 rule catalog_genres:

@@ -103,7 +103,7 @@ def corpus_of_game(game):
 
 
 def catalog_targets():
-    """Catalog curation outputs (funnel, curated tables, genre figure)."""
+    """Catalog curation outputs (funnel, Tables 4 and 5, curated tables, genre figure)."""
     return [
         f"results/catalog/{corpus}/{name}"
         for corpus in config.get("catalog", {}).get("corpora", {})
@@ -113,6 +113,8 @@ def catalog_targets():
             "funnel.md",
             "funnel.tex",
             "exclusions.csv",
+            "technical_exclusions.md",
+            "harm_categories.md",
             "genre_distribution.csv",
             "genre_distribution.pdf",
             "genre_distribution.png",

@@ -5,8 +5,10 @@
 # Which shards exist is planned by playsuite.judge.plan from play_targets(); the engine checks'
 # shards (engine_check_play_targets()) are judged by the check judge only.
 
+from playsuite.analysis.settings import analysis_settings
 from playsuite.judge.plan import JudgePlan
 
+JUDGE_COSTS = analysis_settings(config).judge_costs  # judge jobs' cost records
 JUDGE_PLAN = JudgePlan(
     config, REGISTRY, play_targets, ENGINE_CHECKS.judge, engine_check_play_targets
 )
@@ -43,6 +45,14 @@ rule judge_shard:
         server_argv=JUDGE_PLAN.server_argv,
         vllm=ENGINE_VLLM,
         games_dir="results/games",
+        # one cost record per attempt, apart from the play jobs' (docs/analysis.md "Cost records")
+        costs=lambda wc: (
+            f"{JUDGE_COSTS}/{wc.judge}/{wc.corpus}/{wc.preset}/{wc.condition}/{wc.shard}.tsv"
+        ),
+        gpus=JUDGE_PLAN.resource("gpu", 0),
+        batched_tokens=lambda wc: (REGISTRY.judge(wc.judge).serve or {}).get(
+            "max_num_batched_tokens", ""
+        ),
     script:
         "../workflow/scripts/judge_shard.py"
 

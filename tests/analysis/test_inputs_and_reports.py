@@ -132,7 +132,13 @@ def test_cost_counts_every_job_and_divides_by_scored_games(tmp_path: Path, repo:
     costs = read_cost_records(tmp_path / "costs")
     table = cost_table(scores, costs, K0, load_registry(repo / "config" / "models.yaml"))
     table = table.set_index("preset")
-    scored = int(((scores["preset"] == "qwen3-vl-8b") & (scores["status"] == "ok")).sum())
+    scored = int(
+        (
+            (scores["preset"] == "qwen3-vl-8b")
+            & (scores["status"] == "ok")
+            & (scores["condition"] == K0)  # the campaign's scored games only
+        ).sum()
+    )
     assert table.at["qwen3-vl-8b", "gpu_hours"] == pytest.approx(3.5)
     assert table.at["qwen3-vl-8b", "failed_jobs"] == 1
     assert table.at["qwen3-vl-8b", "gpu_hours_per_1k"] == pytest.approx(3.5 / scored * 1000)
@@ -174,7 +180,7 @@ def test_reproduction_report_sets_measured_beside_published(repo: Path) -> None:
     assert partial["measured"] == 40.0 and partial["inside"] == "no interval"
     assert cells.at["table2/pyweek/qwen3-vl-8b/k3", "note"] == "corpus not in this run"
     assert cells.at["table2/itch/showui-2b/k3", "note"] == "preset not in this run"
-    assert cells.at["table4/itch/accidents", "note"].startswith("needs the catalog")
+    assert cells.at["table4/itch/accidents", "note"].startswith("no harm table read")
     assert cells.at["ablations/rate/pyweek/hz3/gap", "note"] == "not planned in this config"
     assert cells.at["agreement/human/alpha", "note"].startswith("no ratings CSV")
     assert cells.at["table2/new/x/k3", "note"] == "not published"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -132,3 +133,34 @@ def test_efficiency_cells_from_the_benchmark_outputs(tmp_path) -> None:
     assert cells["efficiency/play/workers1_per_gpu_hour"].value == 6.5
     assert cells["efficiency/play/workers8_per_gpu_hour"].value == 42.0
     assert not any(k.startswith("efficiency/judge") for k in cells)
+    assert "efficiency/launch/naive_s" not in cells  # no fixed-wait launches in this table
+    # the launch test's table (rule efficiency_launch): each launcher on its own cell
+    (tmp_path / "launch.tsv").write_text(
+        "game\truntime\tlauncher\tlaunch_s\tstatus\n"
+        "a\tbrowser\tfixed\t90\tok\na\tbrowser\tpolling\t9\tok\n"
+        "a\tbrowser\treuse\t3\tok\nb\tbrowser\treuse\t5\tok\nc\tbrowser\treuse\t\tfailed\n"
+    )
+    cells = efficiency_cells(read_benchmarks(tmp_path))
+    assert cells["efficiency/launch/optimized_s"].value == 4.0
+    assert cells["efficiency/launch/naive_s"].value == 90.0
+
+
+def test_table4_cells_from_the_harm_tables() -> None:
+    from playsuite.analysis.reference import RunContext, harm_cells, why_not_measured
+
+    validated = pd.DataFrame(
+        {
+            "category": ["Firearms Individual Violence", "Accidents"],
+            "candidates": [20, 3],
+            "games": [13, 2],
+            "failed": [0, 1],
+        }
+    )
+    unvalidated = validated.assign(games=np.nan)
+    cells = harm_cells({"itch": validated, "sample": unvalidated})
+    assert cells["table4/itch/firearms_individual_violence"].value == 13
+    assert cells["table4/itch/accidents"].value == 2
+    assert not any(k.startswith("table4/sample") for k in cells)  # not validated: no counts
+    ctx = RunContext(harm={"sample"})
+    assert why_not_measured("table4/sample/accidents", ctx).startswith("candidates not validated")
+    assert why_not_measured("table4/itch/accidents", ctx).startswith("no harm table read")

@@ -24,6 +24,10 @@ TARGETS = [
     "funnel.md",
     "funnel.tex",
     "exclusions.csv",
+    "technical_exclusions.csv",
+    "technical_exclusions.md",
+    "harm_candidates.tsv",
+    "harm_categories.md",
     "genre_distribution.csv",
     "genre_distribution.pdf",
     "genre_distribution.png",
@@ -83,6 +87,24 @@ def test_funnel_accounts_for_every_game(sample: Path) -> None:
     assert (funnel.iloc[1:][["itch.io excluded", "PyWeek excluded"]].sum(axis=1) > 0).all()
     assert "rating > 3.0" in (sample / "funnel.md").read_text()
     assert r"\begin{tabular}" in (sample / "funnel.tex").read_text()
+
+
+def test_tables_4_and_5(sample: Path) -> None:
+    """Table 5 is the funnel's technical rows; Table 4 has one row per configured category."""
+    funnel = pd.read_csv(sample / "funnel.csv").set_index("stage")
+    technical = pd.read_csv(sample / "technical_exclusions.csv")
+    assert len(technical) == 5
+    for _, row in technical.iterrows():
+        stage = funnel.loc[row["stage"]]
+        assert row["games"] == stage["itch.io excluded"] + stage["PyWeek excluded"]
+    assert (
+        "| Construct runtime freeze failure |" in (sample / "technical_exclusions.md").read_text()
+    )
+    harm = pd.read_csv(sample / "harm_categories.csv")
+    assert len(harm) == 13 and harm["games"].isna().all()  # no validator on the sample
+    candidates = pd.read_csv(sample / "harm_candidates.tsv", sep="\t")
+    assert set(candidates["status"]) <= {"unvalidated"}
+    assert harm["candidates"].sum() == len(candidates)
 
 
 def test_quarantined_games_never_reach_launch(sample: Path) -> None:

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -91,3 +92,26 @@ def test_judge_rules_make_scores_tables(repo: Path, tmp_path: Path) -> None:
     assert list(state["game"]) == ["toy-a"]  # only the game that declares probes
     judgement = work / "results/judgements/frame/test/random/k0-hz0.33-base/toy-a.json"
     assert judgement.exists()
+    # every judge job attempt left a cost record apart from the play jobs' (docs/analysis.md)
+    (record,) = (work / "results/judge_costs/frame/test/random/k0-hz0.33-base").glob("s0000.*.tsv")
+    row = pd.read_csv(record, sep="\t").iloc[0]
+    assert (row["judge"], row["status"], row["gpus"]) == ("frame", "ok", 0)
+    # Figure 10c's input from those records (analysis.efficiency.judge: frame in config.yaml)
+    out = subprocess.run(
+        [
+            *base,
+            "--cores",
+            "1",
+            "results/benchmarks/judge.tsv",
+            "--allowed-rules",
+            "efficiency_judge",
+        ],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    (speed,) = pd.read_csv(work / "results/benchmarks/judge.tsv", sep="\t").to_dict("records")
+    assert speed["judge"] == "frame" and speed["videos"] == 2  # both videos were judged
+    assert speed["videos_per_hour"] > 0 and np.isnan(speed["videos_per_gpu_hour"])  # no GPU

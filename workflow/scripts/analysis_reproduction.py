@@ -57,6 +57,9 @@ parts.append(  # a setting, set beside the paper's cut so a differing run is vis
 # The catalog funnels that exist (a run given ready corpus tables has none).
 funnels = {Path(f).parent.name: read_table(f) for f in inp.funnels}
 parts.append(ref.funnel_cells(funnels))
+# Table 4: the catalog's harm-category tables that exist (rule catalog_harm)
+harm = {Path(f).parent.name: read_table(f) for f in inp.harm}
+parts.append(ref.harm_cells(harm))
 benchmarks = read_benchmarks(snakemake.params.benchmarks)
 parts.append(ref.efficiency_cells(benchmarks))
 
@@ -70,6 +73,7 @@ ctx = ref.RunContext(
     cost_records=not costs.empty,
     genre_min_games=s.genre_min_games,
     funnels=set(funnels),
+    harm=set(harm),
 )
 published = ref.load_reference(inp.reference[0]) if len(inp.reference) else {}
 table = ref.reproduction_table(

@@ -1,4 +1,5 @@
-"""Metadata and technical filter stages for every ingested game."""
+"""Metadata and technical filter stages for every ingested game (text-based exclusions checked
+by a model when catalog.technical_validator is set)."""
 
 import sys
 
@@ -10,5 +11,7 @@ step_screen(
     snakemake.input.records,
     snakemake.input.exclusions[0] if snakemake.input.exclusions else None,
     snakemake.params.filters,
-    snakemake.output[0],
+    snakemake.output.screen,
+    snakemake.params.validator,
+    snakemake.output.checks,
 )

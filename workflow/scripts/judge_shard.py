@@ -2,7 +2,9 @@
 
 import logging
 import sys
+from pathlib import Path
 
+from playsuite.harness.costs import JUDGE_COLUMNS, CostRecord
 from playsuite.judge.run import (
     play_manifest_episodes,
     probe_episodes,
@@ -27,5 +29,31 @@ options = shard_options(
     server_argv=p.server_argv,
     server_log=str(snakemake.log[0]) + ".server",
 )
-counts = run_shard_manifest(p.judge, episodes, p.judgement_dir, snakemake.output.manifest, options)
+# The attempt's cost record exists from the start: a killed attempt keeps "running" and is
+# counted as killed (playsuite.harness.costs); the judges' cost is reported apart (rule
+# cost_performance), as the paper excludes judging from the cost figure.
+Path(p.costs).parent.mkdir(parents=True, exist_ok=True)
+w = snakemake.wildcards
+cost = CostRecord(
+    Path(p.costs),
+    {
+        "judge": p.judge,
+        "corpus": w.corpus,
+        "preset": w.preset,
+        "condition": w.condition,
+        "shard": w.shard,
+        "gpus": int(p.gpus),
+        "prefetch": "" if p.settings.get("prefetch") is None else int(p.settings["prefetch"]),
+        "max_num_batched_tokens": p.batched_tokens,
+    },
+    columns=JUDGE_COLUMNS,
+).start()
+status = "failed"
+try:
+    counts = run_shard_manifest(
+        p.judge, episodes, p.judgement_dir, snakemake.output.manifest, options
+    )
+    status = "ok"
+finally:
+    cost.finish(status)
 print(f"judge {p.judge}: {len(episodes)} episodes, {counts}", file=sys.stderr)

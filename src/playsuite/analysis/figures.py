@@ -345,27 +345,44 @@ def cost_figure(table: pd.DataFrame) -> plt.Figure:
 
 
 def efficiency_figure(bench: dict[str, pd.DataFrame | None]) -> plt.Figure:
-    """Figure 10: launch overhead, play throughput vs workers, judge throughput."""
+    """Figure 10: (a) launch overhead per launcher, (b) play throughput against workers,
+    (c) judge throughput per setting (or against concurrency, for a benchmark's table)."""
     with plt.rc_context(STYLE):
         fig, axes = _panels(3, DOUBLE, 2.2)
         launch, thr, judge = bench["launch.tsv"], bench["throughput.tsv"], bench["judge.tsv"]
         if launch is None or launch.empty:
             _empty(axes[0], "launch overhead: no measurements\n(results/benchmarks/launch.tsv)")
         else:
-            groups = sorted(launch["runtime"].unique())
-            axes[0].boxplot(
-                [launch.loc[launch["runtime"] == r, "launch_s"] for r in groups], tick_labels=groups
+            ok = launch[launch["status"] != "failed"] if "status" in launch else launch
+            by = "launcher" if "launcher" in ok else "runtime"
+            groups = [g for g in ("fixed", "polling", "reuse") if g in set(ok[by])] or sorted(
+                ok[by].unique()
             )
-            axes[0].set_ylabel("launch overhead (s)")
+            axes[0].boxplot(
+                [ok.loc[ok[by] == g, "launch_s"].dropna() for g in groups], tick_labels=groups
+            )
+            axes[0].set_ylabel("overhead before first frame (s)")
         if thr is None or thr.empty:
             _empty(axes[1], "play throughput: no measurements\n(results/benchmarks/throughput.tsv)")
         else:
-            t = thr.groupby("workers")["episodes_per_hour"].mean()
+            col, label = "episodes_per_hour", "episodes per hour"
+            if "evaluations_per_gpu_hour" in thr and thr["evaluations_per_gpu_hour"].notna().any():
+                col, label = "evaluations_per_gpu_hour", "evaluations per GPU-hour"
+            t = thr.groupby("workers")[col].mean()
             axes[1].plot(t.index, t.to_numpy(), marker="o", ms=3)
+            axes[1].set_xticks(list(t.index))
             axes[1].set_xlabel("game workers")
-            axes[1].set_ylabel("episodes per hour")
+            axes[1].set_ylabel(label)
         if judge is None or judge.empty:
             _empty(axes[2], "judge throughput: no measurements\n(results/benchmarks/judge.tsv)")
+        elif "setting" in judge:
+            col, label = "videos_per_hour", "videos judged per hour"
+            if "videos_per_gpu_hour" in judge and judge["videos_per_gpu_hour"].notna().any():
+                col, label = "videos_per_gpu_hour", "videos judged per GPU-hour"
+            j = judge.groupby("setting", sort=False)[col].mean()
+            axes[2].barh(range(len(j)), j.to_numpy())
+            axes[2].set_yticks(range(len(j)), [s.replace(", ", "\n") for s in j.index])
+            axes[2].set_xlabel(label)
         else:
             j = judge.groupby("concurrency")["videos_per_hour"].mean()
             axes[2].plot(j.index, j.to_numpy(), marker="o", ms=3)

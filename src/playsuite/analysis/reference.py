@@ -255,22 +255,40 @@ def cost_cells(corpus: str, table: pd.DataFrame) -> dict[str, Measured]:
 
 def efficiency_cells(benchmarks: Mapping[str, pd.DataFrame | None]) -> dict[str, Measured]:
     """Figure 10 cells the benchmark TSVs hold: the mean launch overhead of the package's own
-    launcher and play throughput with one and eight workers (one GPU: per hour = per GPU-hour)."""
+    launcher and of the fixed-wait one, and play throughput with one and eight workers.
+
+    A launch table with a ``launcher`` column (rule efficiency_launch) has every launcher's rows:
+    the package's own is ``reuse``, the naive one ``fixed``; a table without it holds the
+    package's own launches only. Play throughput is per GPU-hour where the table has it, else
+    per hour (one GPU: the same)."""
     out: dict[str, Measured] = {}
     launch = benchmarks.get("launch.tsv")
     if launch is not None and len(launch):
-        out["efficiency/launch/optimized_s"] = Measured(
-            _num(pd.to_numeric(launch["launch_s"], errors="coerce").mean()),
-            note=f"mean over {len(launch)} launches (no interval)",
-        )
+        if "status" in launch:
+            launch = launch[launch["status"] != "failed"]
+        groups = {"optimized_s": launch}
+        if "launcher" in launch:
+            groups = {
+                "optimized_s": launch[launch["launcher"] == "reuse"],
+                "naive_s": launch[launch["launcher"] == "fixed"],
+            }
+        for cell, rows in groups.items():
+            if len(rows):
+                out[f"efficiency/launch/{cell}"] = Measured(
+                    _num(pd.to_numeric(rows["launch_s"], errors="coerce").mean()),
+                    note=f"mean over {len(rows)} launches (no interval)",
+                )
     play = benchmarks.get("throughput.tsv")
     if play is not None and len(play):
+        col = "episodes_per_hour"
+        if "evaluations_per_gpu_hour" in play and play["evaluations_per_gpu_hour"].notna().any():
+            col = "evaluations_per_gpu_hour"
         for workers in (1, 8):
             rows = play[pd.to_numeric(play["workers"], errors="coerce") == workers]
             if len(rows):
                 out[f"efficiency/play/workers{workers}_per_gpu_hour"] = Measured(
-                    _num(pd.to_numeric(rows["episodes_per_hour"], errors="coerce").mean()),
-                    note="episodes per hour on one GPU (no interval)",
+                    _num(pd.to_numeric(rows[col], errors="coerce").mean()),
+                    note=f"{col.replace('_', ' ')} (no interval)",
                 )
     return out
 
@@ -320,6 +338,22 @@ def funnel_cells(funnels: Mapping[str, pd.DataFrame]) -> dict[str, Measured]:
     return out
 
 
+def harm_cells(tables: Mapping[str, pd.DataFrame]) -> dict[str, Measured]:
+    """Table 4 from each catalog corpus's ``harm_categories.csv`` (playsuite.catalog.harm): the
+    games a model confirmed per category; an unvalidated table (empty ``games``) gives none."""
+    out: dict[str, Measured] = {}
+    for corpus, table in tables.items():
+        for _, row in table.iterrows():
+            games = _num(row["games"])
+            if games is None:
+                continue
+            name = "_".join(str(row["category"]).lower().split())
+            out[SEP.join(("table4", corpus, name))] = Measured(
+                games, note="model-confirmed tag/keyword candidates (a count)"
+            )
+    return out
+
+
 def merge_cells(parts: Iterable[Mapping[str, Measured]]) -> dict[str, Measured]:
     out: dict[str, Measured] = {}
     for p in parts:
@@ -331,13 +365,11 @@ def merge_cells(parts: Iterable[Mapping[str, Measured]]) -> dict[str, Measured]:
 
 #: Published numbers no stage of the package measures, by key prefix.
 NEVER_MEASURED: dict[str, str] = {
-    "table4/": "needs the catalog's content audit (an LLM-validated tag match); not computed",
     "curation/thresholds/": "a threshold of the curation policy, not a measurement",
     "curation/total/launchable": "the funnel ends at the curated corpus, not at the paper's "
     "larger launchable pool",
-    "efficiency/launch/naive_s": "the fixed-wait launcher is not part of the package",
-    "efficiency/judge/": "the judge benchmark does not separate baseline, steady-state and "
-    "end-to-end throughput",
+    "efficiency/judge/": "the judge throughput table (rule efficiency_judge) is end to end per "
+    "setting; it does not separate baseline, steady-state and end-to-end cells",
     "agreement/validation/itch_videos": "the ratings CSV has no corpus column",
     "agreement/validation/pyweek_videos": "the ratings CSV has no corpus column",
 }
@@ -359,6 +391,7 @@ class RunContext:
     cost_records: bool = False
     genre_min_games: int | None = None
     funnels: Collection[str] = ()  # corpora whose catalog funnel was read
+    harm: Collection[str] = ()  # corpora whose harm-category table (Table 4) was read
 
 
 def why_not_measured(key: str, ctx: RunContext) -> str:
@@ -368,6 +401,10 @@ def why_not_measured(key: str, ctx: RunContext) -> str:
             return reason
     parts = key.split(SEP)
     section = parts[0]
+    if section == "table4":
+        if parts[1] not in ctx.harm:
+            return "no harm table read (results/catalog/{corpus}/harm_categories.csv absent)"
+        return "candidates not validated by a model (catalog.harm.validator is null)"
     if section == "table5" or (section == "curation" and parts[-1] != "evaluated"):
         corpora = ctx.funnels if section == "table5" else [c for c in ctx.funnels if c == parts[1]]
         if not corpora:

@@ -39,10 +39,18 @@ class AnalysisSettings:
     scores: dict[str, str] = field(default_factory=dict)
     costs: str = "results/costs"
     benchmarks: str = "results/benchmarks"
+    judge_costs: str = "results/judge_costs"
+    cost_corpus: str | None = None  # None: every corpus's jobs and scored games count
+    cost_condition_name: str | None = None  # None: the main condition without history
 
     @property
     def stability_condition(self) -> str:
         return self.stability.condition or self.without_history
+
+    @property
+    def cost_condition(self) -> str:
+        """The condition of the campaign the cost figure covers (paper: no history)."""
+        return self.cost_condition_name or self.without_history
 
 
 def analysis_settings(config: Mapping[str, Any]) -> AnalysisSettings:
@@ -73,7 +81,15 @@ def analysis_settings(config: Mapping[str, Any]) -> AnalysisSettings:
         scores={str(j): str(path) for j, path in (raw.get("scores") or {}).items()},
         costs=raw.get("costs", AnalysisSettings.costs),
         benchmarks=raw.get("benchmarks", AnalysisSettings.benchmarks),
+        judge_costs=raw.get("judge_costs", AnalysisSettings.judge_costs),
+        cost_corpus=(raw.get("cost") or {}).get("corpus"),
+        cost_condition_name=(raw.get("cost") or {}).get("condition"),
     )
-    for name in (out.with_history, out.without_history, out.stability_condition):
+    for name in (
+        out.with_history,
+        out.without_history,
+        out.stability_condition,
+        out.cost_condition,
+    ):
         Condition.parse(name)
     return out

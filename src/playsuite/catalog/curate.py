@@ -37,6 +37,7 @@ from playsuite.catalog.funnel import (
     funnel_table,
     genre_distribution,
     plot_genre_distribution,
+    technical_exclusions_table,
 )
 from playsuite.catalog.genre_labels import (
     label_games,
@@ -46,7 +47,17 @@ from playsuite.catalog.genre_labels import (
 )
 from playsuite.catalog.genre_llm import endpoint_classifier
 from playsuite.catalog.genres import load_taxonomy
+from playsuite.catalog.harm import (
+    harm_table,
+    load_harm_categories,
+    make_validator,
+    screen_harm,
+    validator_client,
+    write_candidates,
+)
 from playsuite.catalog.ingest import RawGame, read_dump, read_records, write_records
+from playsuite.catalog.technical import TextCheck, check_text_exclusions, write_checks
+from playsuite.catalog.technical import system_prompt as technical_system_prompt
 from playsuite.catalog.triage import scan_archive
 from playsuite.files import atomic_open, read_json
 from playsuite.registry import load_registry
@@ -235,15 +246,31 @@ def step_ingest(dumps: dict[str, str], out: str | Path) -> None:
 
 
 def step_screen(
-    records: str | Path, exclusions: str | None, filters: dict[str, Any] | None, out: str | Path
+    records: str | Path,
+    exclusions: str | None,
+    filters: dict[str, Any] | None,
+    out: str | Path,
+    validator: dict[str, Any] | None = None,
+    out_checks: str | Path | None = None,
 ) -> None:
-
+    """Metadata and technical stages; with ``validator`` (``catalog.technical_validator``) a
+    model checks each exclusion that rests on a text detector (playsuite.catalog.technical),
+    and ``out_checks`` lists the checks (header only without a validator)."""
     games = read_records(records)
     manual = load_manual_exclusions(exclusions)
     unknown = sorted(set(manual) - {g.id for g in games})
     if unknown:
         raise ValueError(f"exclusion list names games not in the dumps: {', '.join(unknown)}")
-    write_decisions(screen_all(games, FilterSettings.from_config(filters), manual), out)
+    settings = FilterSettings.from_config(filters)
+    decisions = screen_all(games, settings, manual)
+    checks: list[TextCheck] = []
+    if validator:
+        with validator_client(validator) as client:
+            check = make_validator(client, validator, system=technical_system_prompt())
+            decisions, checks = check_text_exclusions(games, decisions, settings, manual, check)
+    write_decisions(decisions, out)
+    if out_checks is not None:
+        write_checks(checks, out_checks)
 
 
 def candidates(
@@ -320,6 +347,12 @@ def step_decide(
         out["funnel_tex"],
         caption="Curation funnel: games excluded at each stage and remaining, per source.",
     )
+    write_table(
+        technical_exclusions_table(games, decisions),
+        out["technical_csv"],
+        out["technical_md"],
+        caption="Technical exclusions: games excluded for each reason, per source.",
+    )
     kept = []
     for game in games:
         if decisions[game.id].kept:
@@ -391,3 +424,32 @@ def step_genres(
             stack.callback(client.close)
             chosen[source] = classifier
         write_labels(label_games(games, taxonomy, chosen), out)
+
+
+def step_harm(
+    kept: str | Path,
+    categories_config: str | Path,
+    validator: dict[str, Any] | None,
+    out_candidates: str | Path,
+    out_csv: str | Path,
+    out_md: str | Path,
+) -> None:
+    """Table 4: harm-category candidates of the kept itch.io games by tag and keyword matching,
+    each checked by the configured model (``catalog.harm.validator``; none: left unvalidated).
+    """
+    categories = load_harm_categories(categories_config)
+    games = [RawGame.from_dict(row["game"]) for row in read_jsonl(kept)]
+    if not validator:
+        rows = screen_harm(games, categories)
+    else:
+        with validator_client(validator) as client:
+            rows = screen_harm(games, categories, make_validator(client, validator))
+    write_candidates(rows, out_candidates)
+    table = harm_table(rows, categories, validated=bool(validator))
+    write_table(
+        table,
+        out_csv,
+        out_md,
+        caption="Harm categories of the curated itch.io games: tag and keyword candidates and "
+        "the games the model confirmed.",
+    )

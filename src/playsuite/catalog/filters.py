@@ -19,7 +19,7 @@ from __future__ import annotations
 import csv
 import posixpath
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -211,9 +211,14 @@ _MULTI_TEXT = re.compile(
 )
 
 
-def _multiplayer_only(game: RawGame, s: FilterSettings) -> str | None:
+def min_players(game: RawGame) -> int | None:
+    """The smallest player count the metadata states (``"2"``, ``"2-4"``), if any."""
     match = re.match(r"\s*(\d+)", game.players)
-    if match and int(match.group(1)) >= 2:
+    return int(match.group(1)) if match else None
+
+
+def _multiplayer_only(game: RawGame, s: FilterSettings) -> str | None:
+    if (min_players(game) or 1) >= 2:
         return f"multiplayer only ({game.players} players)"
     text = f"{game.description}\n{game.controls}"
     found = _MULTI_TEXT.search(text)
@@ -334,11 +339,13 @@ def screen(
     game: RawGame,
     settings: FilterSettings,
     manual: dict[str, ManualExclusion] | None = None,
+    skip: Collection[str] = (),
 ) -> Decision:
-    """Run the metadata and technical stages; the first failure decides."""
+    """Run the metadata and technical stages; the first failure decides. ``skip``: stages whose
+    text detector a model overruled for this game (playsuite.catalog.technical)."""
     manual = manual or {}
     for item in STAGES:
-        if item.group not in ("metadata", "technical"):
+        if item.group not in ("metadata", "technical") or item.name in skip:
             continue
         if game.source not in item.sources:
             continue

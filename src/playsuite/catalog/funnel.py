@@ -83,6 +83,35 @@ def exclusions_table(games: Sequence[RawGame], decisions: dict[str, Decision]) -
     return pd.DataFrame(rows, columns=["id", "source", "title", "stage", "reason"])
 
 
+#: Table 5's rows: the technical stages, with the paper's reason wording, in its order
+TECHNICAL_REASONS: dict[str, str] = {
+    "construct_runtime": "Construct runtime freeze failure",
+    "drag_only": "Dragging is the only listed control",
+    "multiplayer_only": "Requires multiple players",
+    "not_a_game": "Not an interactive game",
+    "gamepad_required": "Gamepad required",
+}
+
+
+def technical_exclusions_table(
+    games: Sequence[RawGame], decisions: dict[str, Decision]
+) -> pd.DataFrame:
+    """Table 5: games excluded at each technical stage (detector or hand-kept list), per source
+    and in total, from the same decisions as the funnel."""
+    sources = [s for s in SOURCE_LABELS if any(g.source == s for g in games)]
+    sources += sorted({g.source for g in games} - set(sources))
+    rows = []
+    for stage_name, reason in TECHNICAL_REASONS.items():
+        row: dict[str, object] = {"reason": reason, "stage": stage_name}
+        for s in sources:
+            row[_label(s)] = sum(
+                1 for g in games if g.source == s and decisions[g.id].stage == stage_name
+            )
+        row["games"] = sum(int(row[_label(s)]) for s in sources)  # type: ignore[call-overload]
+        rows.append(row)
+    return pd.DataFrame(rows, columns=["reason", "stage", *map(_label, sources), "games"])
+
+
 def genre_distribution(
     genres: dict[str, str | None], sources: dict[str, str], order: Sequence[str]
 ) -> pd.DataFrame:

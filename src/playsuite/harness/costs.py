@@ -1,4 +1,4 @@
-"""A play job attempt's cost record: written when the attempt starts, kept current, completed.
+"""A play or judge job attempt's cost record: written at its start, kept current, completed.
 
 The cost figure counts every attempt's GPU time, failed ones included (docs/analysis.md). A record
 written only at the end misses exactly the attempts that cost the most without result: a job
@@ -15,6 +15,7 @@ import contextlib
 import os
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from playsuite.files import atomic_open
@@ -24,6 +25,9 @@ RUNNING = "running"
 #: Seconds between rewrites of a running attempt's wall time.
 HEARTBEAT_S = 30.0
 COLUMNS = ("corpus", "preset", "condition", "shard", "wall_s", "gpus", "status", "slurm_job_id")
+#: A judge job's record: which judge, the play job's columns (the judged episodes' preset), and
+#: the two settings Figure 10c compares (empty: the default; playsuite.analysis.efficiency).
+JUDGE_COLUMNS = ("judge", *COLUMNS, "prefetch", "max_num_batched_tokens")
 
 
 class CostRecord:
@@ -35,9 +39,11 @@ class CostRecord:
         stem: Path,
         fields: dict[str, str | int],
         heartbeat_s: float = HEARTBEAT_S,
+        columns: Sequence[str] = COLUMNS,
     ) -> None:
         self.path = stem.with_name(f"{stem.stem}.{int(time.time())}-{os.getpid()}.tsv")
         self.fields = dict(fields)
+        self.columns = tuple(columns)
         self.heartbeat_s = heartbeat_s
         self._started = time.perf_counter()
         self._stop = threading.Event()
@@ -52,8 +58,8 @@ class CostRecord:
             "slurm_job_id": os.environ.get("SLURM_JOB_ID", ""),
         }
         with atomic_open(self.path) as fh:
-            fh.write("\t".join(COLUMNS) + "\n")
-            fh.write("\t".join(str(row[c]) for c in COLUMNS) + "\n")
+            fh.write("\t".join(self.columns) + "\n")
+            fh.write("\t".join(str(row[c]) for c in self.columns) + "\n")
 
     def _beat(self) -> None:
         while not self._stop.wait(self.heartbeat_s):

@@ -38,6 +38,7 @@ WORKFLOW_DEFAULTS: dict[str, Any] = {
     # vLLM refuses per-request mm_processor_kwargs unless started with --trust-request-mm-kwargs.
     "extra_body": {},
     "server_argv": None,  # argv replacing `vllm serve` ({uds}, {preset}), like play.server_argv
+    "prefetch": None,  # episodes prepared ahead of the requests (None: as many as in flight)
 }
 
 
@@ -97,6 +98,7 @@ def shard_options(
         server_argv=list(server_argv or []) or None,
         server_log=server_log,
         ready_timeout_s=float(settings["ready_timeout_s"]),
+        prefetch=settings.get("prefetch"),
     )
 
 

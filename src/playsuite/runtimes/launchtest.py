@@ -1,0 +1,139 @@
+"""Launch test (paper Figure 10a): fixed overhead per game before its first captured frame.
+
+Three launchers are timed on the same games, from the call that starts the game to its first
+real frame:
+
+* ``fixed`` -- the naive launcher: fresh display and browser per game, then a fixed wait before
+  the first capture. Its overhead is the configured wait, or the real readiness time where a game
+  takes longer (a fixed-wait launcher would have captured a game that was not ready: the row's
+  status says ``late``).
+* ``polling`` -- fresh display and browser per game, readiness polled (the runtime's own
+  ``start()``, which returns at the first non-blank frame).
+* ``reuse`` -- readiness polling, and the worker's browser (browser games) or virtual display
+  and shader cache (native games) kept running across games, as the harness does. Pygame games
+  have nothing to keep: their ``reuse`` rows are timed like ``polling``.
+
+Each launch is a real start of the game in its sandbox; a game that fails to start gets a row
+with status ``failed`` and its error.
+"""
+
+from __future__ import annotations
+
+import random
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from playsuite.catalog.corpus import GameEntry
+from playsuite.runtimes.base import Runtime, RuntimeOptions
+from playsuite.runtimes.factory import make_runtime
+
+LAUNCHERS = ("fixed", "polling", "reuse")
+COLUMNS = ("game", "runtime", "launcher", "launch_s", "ready_s", "status", "error")
+
+
+def sample_games(games: Sequence[GameEntry], n: int, seed: int) -> list[GameEntry]:
+    """``n`` games drawn without replacement (seeded), in corpus order; all if fewer."""
+    if n >= len(games):
+        return list(games)
+    picked = set(random.Random(seed).sample(range(len(games)), n))
+    return [g for i, g in enumerate(games) if i in picked]
+
+
+@dataclass
+class _Worker:
+    """The resources a ``reuse`` launcher keeps across games, created on first use."""
+
+    stack: ExitStack
+    browser: Any = None
+    display: Any = None
+    mesa: str | None = None
+
+    def options(self, game: GameEntry, options: RuntimeOptions) -> RuntimeOptions:
+        if game.runtime == "browser":
+            if self.browser is None:
+                from playsuite.runtimes.browser_runtime import WorkerBrowser
+
+                self.browser = WorkerBrowser()
+                self.stack.callback(self.browser.close)
+                self.browser.browser  # noqa: B018 (launch now, outside the timed start)
+            return replace(options, extra={**options.extra, "browser": self.browser})
+        if game.runtime == "native":
+            if self.display is None:
+                from playsuite.runtimes.xdisplay import VirtualDisplay
+
+                self.display = VirtualDisplay().start()
+                self.stack.callback(self.display.stop)
+                self.mesa = self.stack.enter_context(
+                    tempfile.TemporaryDirectory(prefix="playsuite-mesa-")
+                )
+            extra = {**options.extra, "mesa_cache": self.mesa}
+            return replace(options, display=self.display.name, extra=extra)
+        return options
+
+
+@contextmanager
+def _worker() -> Iterator[_Worker]:
+    with ExitStack() as stack:
+        yield _Worker(stack)
+
+
+def time_launch(
+    game: GameEntry,
+    files: Path,
+    launcher: str,
+    worker: _Worker,
+    fixed_wait_s: float,
+    make: Callable[[GameEntry, RuntimeOptions], Runtime] = make_runtime,
+) -> dict[str, Any]:
+    """One launch of ``game`` with ``launcher``; a row of the launch table."""
+    if launcher not in LAUNCHERS:
+        raise ValueError(f"unknown launcher {launcher!r}; known: {', '.join(LAUNCHERS)}")
+    row: dict[str, Any] = {"game": game.id, "runtime": game.runtime, "launcher": launcher}
+    with tempfile.TemporaryDirectory(prefix="playsuite-launch-") as tmp:
+        options = RuntimeOptions(workdir=Path(tmp), game_dir=files)
+        if launcher == "reuse":
+            options = worker.options(game, options)
+        runtime = make(game, options)
+        try:
+            started = time.perf_counter()
+            runtime.start()
+            ready = time.perf_counter() - started
+            status = "ok"
+            if launcher == "fixed":
+                if ready < fixed_wait_s:
+                    time.sleep(fixed_wait_s - ready)  # the naive launcher waits regardless
+                else:
+                    status = "late"
+            row.update(
+                launch_s=round(time.perf_counter() - started, 4),
+                ready_s=round(ready, 4),
+                status=status,
+                error="",
+            )
+        except Exception as exc:  # a game that does not start is a row, not the end of the test
+            row.update(launch_s=None, ready_s=None, status="failed", error=f"{exc}"[:300])
+        finally:
+            runtime.close()
+    return row
+
+
+def launch_test(
+    games: Sequence[GameEntry],
+    files: dict[str, Path],
+    fixed_wait_s: float,
+    launchers: Sequence[str] = LAUNCHERS,
+    make: Callable[[GameEntry, RuntimeOptions], Runtime] = make_runtime,
+) -> list[dict[str, Any]]:
+    """Every game with every launcher (launcher by launcher, so a ``reuse`` launcher's browser
+    and display are warm for all but its first game, as in a worker)."""
+    rows = []
+    with _worker() as worker:
+        for launcher in launchers:
+            for game in games:
+                rows.append(time_launch(game, files[game.id], launcher, worker, fixed_wait_s, make))
+    return rows
