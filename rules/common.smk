@@ -35,7 +35,9 @@ if not SCORES_GIVEN:
 # analysis.scores: a given table at that path is read as it is, never rebuilt from (no)
 # judgements. The look-ahead names the ".tsv" that follows, as a judge name may hold dots.
 _GIVEN = "|".join(re.escape(j) for j in SCORES_GIVEN)
-JUDGE_SCORES_WILDCARD = (rf"(?!(?:{_GIVEN})\.tsv$)" if SCORES_GIVEN else "") + "[A-Za-z0-9._-]+"
+JUDGE_SCORES_WILDCARD = (
+    rf"(?!(?:{_GIVEN})\.tsv$)" if SCORES_GIVEN else ""
+) + "[A-Za-z0-9._-]+"
 REGISTRY = parse_registry(load_validated(config["models"], "models"))
 
 for _preset in config["presets"]:
