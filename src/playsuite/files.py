@@ -7,11 +7,12 @@ target (rename is atomic on one filesystem).
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
@@ -132,6 +133,20 @@ def write_json_atomic(target: str | os.PathLike[str], obj: Any, indent: int | No
     with atomic_open(target) as fh:
         json.dump(obj, fh, indent=indent, sort_keys=False, ensure_ascii=False)
         fh.write("\n")
+
+
+def write_records_tsv(
+    target: str | os.PathLike[str], records: Iterable[Any], columns: Sequence[str]
+) -> None:
+    """Atomically write objects as a TSV with a header, one row per object (``columns`` are its
+    attribute names). Tabs and newlines inside values become spaces so a free-text field (a
+    model's reasoning) can never break the table's shape."""
+    with atomic_open(target) as fh:
+        writer = csv.writer(fh, delimiter="\t", lineterminator="\n")
+        writer.writerow(columns)
+        for record in records:
+            values = (str(getattr(record, c)) for c in columns)
+            writer.writerow([v.replace("\t", " ").replace("\n", " ") for v in values])
 
 
 def read_json(path: str | os.PathLike[str]) -> Any:

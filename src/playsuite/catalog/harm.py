@@ -14,7 +14,6 @@ A validation that fails (server error, an answer that is not the asked-for JSON)
 
 from __future__ import annotations
 
-import csv
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -25,7 +24,7 @@ import pandas as pd
 import yaml
 
 from playsuite.catalog.ingest import RawGame, slug
-from playsuite.files import atomic_open
+from playsuite.files import write_records_tsv
 from playsuite.inference.client import InferenceClient, InferenceError
 from playsuite.inference.messages import system_message, user_message
 
@@ -248,12 +247,7 @@ def screen_harm(
 
 
 def write_candidates(rows: Iterable[HarmCandidate], path: str | os.PathLike[str]) -> None:
-    with atomic_open(path) as fh:
-        writer = csv.writer(fh, delimiter="\t", lineterminator="\n")
-        writer.writerow(CANDIDATE_COLUMNS)
-        for row in rows:
-            values = [getattr(row, c) for c in CANDIDATE_COLUMNS]
-            writer.writerow([str(v).replace("\t", " ").replace("\n", " ") for v in values])
+    write_records_tsv(path, rows, CANDIDATE_COLUMNS)
 
 
 def harm_table(

@@ -13,7 +13,6 @@ keeps the rule's exclusion and says so. Every check is recorded (``screen_checks
 
 from __future__ import annotations
 
-import csv
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -27,7 +26,7 @@ from playsuite.catalog.filters import (
 )
 from playsuite.catalog.harm import Validator
 from playsuite.catalog.ingest import RawGame
-from playsuite.files import atomic_open
+from playsuite.files import write_records_tsv
 from playsuite.inference.client import InferenceError
 
 CONFIRMED, OVERRULED, FAILED = "confirmed", "overruled", "failed"
@@ -125,9 +124,4 @@ def check_text_exclusions(
 
 
 def write_checks(rows: Iterable[TextCheck], path: str | os.PathLike[str]) -> None:
-    with atomic_open(path) as fh:
-        writer = csv.writer(fh, delimiter="\t", lineterminator="\n")
-        writer.writerow(CHECK_COLUMNS)
-        for row in rows:
-            values = [getattr(row, c) for c in CHECK_COLUMNS]
-            writer.writerow([str(v).replace("\t", " ").replace("\n", " ") for v in values])
+    write_records_tsv(path, rows, CHECK_COLUMNS)
