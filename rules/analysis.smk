@@ -389,16 +389,24 @@ rule reproduction_report:
             if ENGINE_CHECKS and not SCORES_GIVEN
             else []
         ),
-        benchmarks=lambda wildcards: sorted(
-            str(p) for p in Path(ANALYSIS.benchmarks).glob("*.tsv") if p.is_file()
+        benchmarks=lambda wildcards: planned_or_present(
+            [f"{ANALYSIS.benchmarks}/{name}" for name in EFFICIENCY_INPUTS],
+            ANALYSIS.benchmarks,
+            "*.tsv",
         ),
-        funnels=lambda wildcards: sorted(
-            str(p) for p in Path("results/catalog").glob("*/funnel.csv") if p.is_file()
+        funnels=lambda wildcards: planned_or_present(
+            [p for p in catalog_targets() if p.endswith("/funnel.csv")],
+            "results/catalog",
+            "*/funnel.csv",
         ),
-        harm=lambda wildcards: sorted(
-            str(p)
-            for p in Path("results/catalog").glob("*/harm_categories.csv")
-            if p.is_file()
+        harm=lambda wildcards: planned_or_present(
+            [
+                p.replace("harm_categories.md", "harm_categories.csv")
+                for p in catalog_targets()
+                if p.endswith("/harm_categories.md")
+            ],
+            "results/catalog",
+            "*/harm_categories.csv",
         ),
     output:
         csv="results/report/{judge}/reproduction.csv",

@@ -1,6 +1,7 @@
 # Helpers shared by the workflow: configuration lookups and target lists (functions only).
 # Each stage owns one *_targets() function below; final_outputs() is the default target.
 
+import os
 import re
 import sys
 from pathlib import Path
@@ -102,6 +103,19 @@ def corpus_of_game(game):
         return CORPUS_TABLE_OF_GAME[game]
     except KeyError:
         raise ValueError(f"game {game!r} is in no configured corpus") from None
+
+
+def planned_or_present(planned, folder, pattern):
+    """Inputs that this run makes (``planned``) plus the files matching ``pattern`` under
+    ``folder`` that exist already and that no job of this run makes (the catalog of an earlier
+    run, a benchmark file one copied in). Taking only what exists at plan time would change a
+    rule's input set once this run made the file, and a second plan would redo the rule.
+    """
+    planned = sorted({os.path.normpath(p) for p in planned})
+    present = {
+        os.path.normpath(str(p)) for p in Path(folder).glob(pattern) if p.is_file()
+    }
+    return planned + sorted(present - set(planned))
 
 
 def catalog_targets():
