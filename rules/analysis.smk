@@ -395,16 +395,12 @@ rule reproduction_report:
             "*.tsv",
         ),
         funnels=lambda wildcards: planned_or_present(
-            [p for p in catalog_targets() if p.endswith("/funnel.csv")],
+            catalog_files("funnel.csv"),
             "results/catalog",
             "*/funnel.csv",
         ),
         harm=lambda wildcards: planned_or_present(
-            [
-                p.replace("harm_categories.md", "harm_categories.csv")
-                for p in catalog_targets()
-                if p.endswith("/harm_categories.md")
-            ],
+            catalog_files("harm_categories.csv"),
             "results/catalog",
             "*/harm_categories.csv",
         ),

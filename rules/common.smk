@@ -118,24 +118,33 @@ def planned_or_present(planned, folder, pattern):
     return planned + sorted(present - set(planned))
 
 
-def catalog_targets():
-    """Catalog curation outputs (funnel, Tables 4 and 5, curated tables, genre figure)."""
+def catalog_files(name):
+    """This run's catalog output ``name`` of every curated corpus; none when analysis.scores
+    makes the workflow the analysis stage alone."""
+    if SCORES_GIVEN:
+        return []
     return [
         f"results/catalog/{corpus}/{name}"
         for corpus in config.get("catalog", {}).get("corpora", {})
-        for name in (
-            "games.tsv",
-            "funnel.csv",
-            "funnel.md",
-            "funnel.tex",
-            "exclusions.csv",
-            "technical_exclusions.md",
-            "harm_categories.md",
-            "genre_distribution.csv",
-            "genre_distribution.pdf",
-            "genre_distribution.png",
-        )
     ]
+
+
+def catalog_targets():
+    """Catalog curation outputs (funnel, Tables 4 and 5, curated tables, genre figure)."""
+    names = (
+        "games.tsv",
+        "funnel.csv",
+        "funnel.md",
+        "funnel.tex",
+        "exclusions.csv",
+        "technical_exclusions.md",
+        "harm_categories.md",
+        "genre_distribution.csv",
+        "genre_distribution.pdf",
+        "genre_distribution.png",
+    )
+    by_name = [catalog_files(name) for name in names]
+    return [path for paths in zip(*by_name) for path in paths]
 
 
 def play_targets():
