@@ -22,6 +22,7 @@ import os
 import signal
 import subprocess
 import threading
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from types import FrameType
@@ -85,6 +86,35 @@ def pid_alive(pid: int) -> bool:
         return stat.rsplit(")", 1)[1].split()[0] != "Z"
     except (OSError, IndexError):
         return True  # no /proc: signal 0 said it exists
+
+
+def group_alive(pgid: int) -> bool:
+    """True while a process of process group ``pgid`` is alive (zombies count as gone)."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text(encoding="ascii", errors="replace")
+            state, _ppid, group = fields.rsplit(")", 1)[1].split()[:3]
+        except (OSError, ValueError):
+            continue  # the process ended while we looked
+        if int(group) == pgid and state != "Z":
+            return True
+    return False
+
+
+def wait_group_gone(pgid: int, timeout_s: float) -> bool:
+    """Wait until no process of group ``pgid`` is alive; False if some still is at the timeout.
+
+    SIGKILL is delivered asynchronously: right after ``killpg`` a helper may still be exiting
+    (freeing a large mapping takes a moment), so a caller that promises "nothing left running"
+    waits for it."""
+    deadline = time.monotonic() + timeout_s
+    while group_alive(pgid):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
+    return True
 
 
 def probe(

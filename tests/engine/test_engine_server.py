@@ -33,10 +33,11 @@ from playsuite.inference import (
     VLLMServer,
     user_message,
 )
+from playsuite.processes import group_alive
 from playsuite.registry import Preset
 from playsuite.runtimes.base import RunStatus, RuntimeOptions
 from playsuite.runtimes.factory import make_runtime
-from tests.engine.conftest import READY_TIMEOUT_S, REPO, group_alive, model_of
+from tests.engine.conftest import READY_TIMEOUT_S, REPO, model_of
 from tests.runtimes.conftest import fixture_game
 
 pytestmark = [pytest.mark.engine, pytest.mark.slow]

@@ -35,10 +35,12 @@ import httpx
 
 from playsuite.inference.command import server_env, vllm_serve_argv
 from playsuite.inference.engine import DEFAULT_VLLM, EngineUnavailable, resolve_vllm
-from playsuite.processes import die_with_parent
+from playsuite.processes import die_with_parent, wait_group_gone
 
 #: Linux's limit on a Unix socket path (``sun_path`` is 108 bytes including the final NUL).
 MAX_UDS_PATH_BYTES = 107
+#: Seconds stop() waits for the killed process group to be gone.
+GROUP_EXIT_WAIT_S = 10.0
 
 
 class ServerError(RuntimeError):
@@ -429,6 +431,10 @@ class VLLMServer:
                 self._kill_group(signal.SIGKILL)
                 proc.wait()
         self._kill_group(signal.SIGKILL)  # helpers that outlived the main process
+        # SIGKILL lands asynchronously: give the helpers a moment to be gone before saying
+        # "stopped" (a process stuck in the kernel cannot be hurried; stop() does not wait on it
+        # for ever).
+        wait_group_gone(proc.pid, GROUP_EXIT_WAIT_S)
         if os.path.exists(self.uds) and not _socket_is_live(self.uds):
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self.uds)
