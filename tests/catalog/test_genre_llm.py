@@ -4,12 +4,10 @@ minimal schema instances or set texts, not judgements) and over HTTP with an API
 
 from __future__ import annotations
 
+import functools
 import json
-import shutil
 import string
-import tempfile
 import threading
-from collections.abc import Iterator
 from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -32,7 +30,7 @@ from playsuite.catalog.genre_llm import (
 from playsuite.catalog.genres import load_taxonomy
 from playsuite.catalog.ingest import read_dump
 from playsuite.config import ConfigError
-from playsuite.inference import InferenceClient, RetryPolicy, VLLMServer, standin_argv
+from playsuite.inference import InferenceClient, RetryPolicy
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "catalog"
 GENRES = DATA.parents[2] / "config" / "genres.yaml"
@@ -40,26 +38,8 @@ TAXONOMY = load_taxonomy()
 
 
 @pytest.fixture
-def server() -> Iterator[callable]:
-    folder = Path(tempfile.mkdtemp(prefix="psc-", dir="/tmp"))  # short socket path
-    started: list[VLLMServer] = []
-
-    def start(**opts) -> VLLMServer:
-        uds = str(folder / f"s{len(started)}.sock")
-        srv = VLLMServer(
-            standin_argv(uds, model="genre-llm", **opts),
-            uds,
-            ready_timeout_s=20.0,
-            poll_interval_s=0.05,
-            stop_timeout_s=5.0,
-        )
-        started.append(srv)
-        return srv.start()
-
-    yield start
-    for srv in started:
-        srv.stop()
-    shutil.rmtree(folder, ignore_errors=True)
+def server(standin_llm):
+    return functools.partial(standin_llm, "genre-llm")
 
 
 @pytest.fixture(scope="module")

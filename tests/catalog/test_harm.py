@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-from collections.abc import Iterator
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +24,6 @@ from playsuite.catalog.harm import (
 )
 from playsuite.catalog.ingest import RawGame
 from playsuite.config import ConfigError
-from playsuite.inference import VLLMServer, standin_argv
 from playsuite.inference.client import InvalidJSONAnswer, JSONResult
 
 CONFIG = Path(__file__).resolve().parents[2] / "config" / "catalog" / "harm_categories.yaml"
@@ -158,26 +155,8 @@ def test_table_shape_and_counts() -> None:
 
 
 @pytest.fixture
-def standin() -> Iterator[callable]:
-    folder = Path(tempfile.mkdtemp(prefix="psh-", dir="/tmp"))  # short socket path
-    started: list[VLLMServer] = []
-
-    def start(**opts) -> VLLMServer:
-        uds = str(folder / f"s{len(started)}.sock")
-        srv = VLLMServer(
-            standin_argv(uds, model="harm-llm", **opts),
-            uds,
-            ready_timeout_s=20.0,
-            poll_interval_s=0.05,
-            stop_timeout_s=5.0,
-        )
-        started.append(srv)
-        return srv.start()
-
-    yield start
-    for srv in started:
-        srv.stop()
-    shutil.rmtree(folder, ignore_errors=True)
+def standin(standin_llm):
+    return functools.partial(standin_llm, "harm-llm")
 
 
 def test_step_over_the_real_client(standin, tmp_path: Path) -> None:
