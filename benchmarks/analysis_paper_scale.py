@@ -21,7 +21,7 @@ from playsuite.analysis.history import history_curves
 from playsuite.analysis.main_results import display_columns, main_results
 from playsuite.analysis.outputs import write_stat_table
 from playsuite.analysis.stability import stability
-from playsuite.analysis.synthetic import SyntheticSpec, paper_presets, synthetic_scores
+from playsuite.testing.synthetic_scores import SyntheticSpec, paper_presets, synthetic_scores
 
 K0, K3 = "k0-hz0.33-base", "k3-hz0.33-base"
 GAMES, PRESETS, RESAMPLES = 5734, 14, 10_000

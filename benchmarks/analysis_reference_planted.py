@@ -16,7 +16,7 @@ from pathlib import Path
 from playsuite.analysis.bootstrap import BootstrapSpec
 from playsuite.analysis.main_results import main_results
 from playsuite.analysis.reference import load_reference, main_cells, reproduction_table
-from playsuite.analysis.synthetic import SyntheticSpec, plant_table2, synthetic_scores
+from playsuite.testing.synthetic_scores import SyntheticSpec, plant_table2, synthetic_scores
 
 K0, K3 = "k0-hz0.33-base", "k3-hz0.33-base"
 PAPER = Path(__file__).resolve().parents[1] / "config" / "reference" / "paper.yaml"

@@ -19,8 +19,8 @@ import time
 import zipfile
 from pathlib import Path
 
-from playsuite.catalog.extract import safe_extract
-from playsuite.catalog.triage import scan_archive
+from playsuite.archives.extract import safe_extract
+from playsuite.archives.triage import scan_archive
 
 
 def payloads(files: int, total_mb: int, seed: int = 0) -> list[tuple[str, bytes]]:

@@ -16,7 +16,7 @@ per video) and the CPU seconds the job's own process used (preparation, mostly; 
 separate process), then each mode's videos/min over its rounds and the ratio on/off. The
 paper's pipeline work (prefetching among it) took its judge from 160 to 370 videos per GPU-hour.
 
-The videos are recordings of the scripted test game (tests/judge/synthetic.py) through the
+The videos record of the scripted test game (playsuite.testing.synthetic_episode) through the
 harness's own writer, 300 s by default (the paper's itch.io run length), distinct per video,
 made once and cached. They are recorded at 1 fps: the recorder puts a keyframe at every second
 and the judge decodes keyframes only, so preparing one costs about what it costs for a 30 fps
@@ -45,7 +45,7 @@ sys.path.insert(0, str(REPO))
 
 from playsuite.judge.run import JudgeOptions, judge_shard
 from playsuite.registry import load_registry
-from tests.judge.synthetic import Script, write_episode
+from playsuite.testing.synthetic_episode import Script, write_episode
 
 ABBA = ("off", "on", "on", "off")
 NO_CACHES = ("--no-enable-prefix-caching", "--mm-processor-cache-gb", "0")

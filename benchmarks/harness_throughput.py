@@ -22,14 +22,14 @@ from pathlib import Path
 
 import yaml
 
-from playsuite.catalog.acquire import acquire
-from playsuite.catalog.corpus import load_corpus
 from playsuite.config import Condition
+from playsuite.corpus import load_corpus
 from playsuite.files import write_text_atomic
 from playsuite.harness.cli import limits_for
 from playsuite.harness.node import ServerSettings, ShardJob, run_shard
-from playsuite.inference.command import standin_argv
 from playsuite.registry import load_registry
+from playsuite.runtimes.acquire import acquire
+from playsuite.testing.standin import standin_argv
 
 REPO = Path(__file__).resolve().parents[1]
 PRESET = "internvl3.5-8b"  # any vLLM preset with the standard parser; served by the stand-in

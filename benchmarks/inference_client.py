@@ -21,8 +21,9 @@ from pathlib import Path
 
 import numpy as np
 
-from playsuite.inference import InferenceClient, VLLMServer, image_data_url, standin_argv
+from playsuite.inference import InferenceClient, VLLMServer, image_data_url
 from playsuite.inference.messages import user_message
+from playsuite.testing.standin import standin_argv
 
 
 def _frame(width: int, height: int) -> np.ndarray:

@@ -169,8 +169,8 @@ def judge_all(episode_dir: Path) -> dict[str, dict[str, Any]]:
 
 
 def main() -> None:
-    from playsuite.catalog.acquire import acquire
-    from playsuite.catalog.corpus import load_corpus
+    from playsuite.corpus import load_corpus
+    from playsuite.runtimes.acquire import acquire
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--agents", default="random,explorer")

@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from playsuite.judge.episode import load_episode
 from playsuite.judge.frame_judge import judge_frames
 from playsuite.judge.video import encode_mp4_bytes, sample_video
-from tests.judge.synthetic import Script, write_episode
+from playsuite.testing.synthetic_episode import Script, write_episode
 
 
 def make_episode(path: Path, seconds: float) -> Path:

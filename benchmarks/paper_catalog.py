@@ -16,8 +16,8 @@ import argparse
 import random
 from pathlib import Path
 
-from playsuite.catalog.corpus import GameEntry, write_corpus_tsv
 from playsuite.config import config_dir, load_yaml
+from playsuite.corpus import GameEntry, write_corpus_tsv
 
 #: Paper §3: games kept after curation.
 PAPER_COUNTS = {"itch": 5630, "pyweek": 104}

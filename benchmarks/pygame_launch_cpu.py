@@ -20,8 +20,8 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from playsuite.catalog.acquire import acquire
-from playsuite.catalog.corpus import GameEntry, load_corpus
+from playsuite.corpus import GameEntry, load_corpus
+from playsuite.runtimes.acquire import acquire
 from playsuite.runtimes.base import RuntimeOptions
 from playsuite.runtimes.pygame_runtime import PygameRuntime
 

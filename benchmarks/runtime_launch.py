@@ -31,8 +31,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from playsuite.actions import Wait
-from playsuite.catalog.acquire import acquire
-from playsuite.catalog.corpus import GameEntry, load_corpus
+from playsuite.corpus import GameEntry, load_corpus
+from playsuite.runtimes.acquire import acquire
 from playsuite.runtimes.base import Runtime, RuntimeOptions
 from playsuite.runtimes.factory import RUNTIMES, make_runtime
 

@@ -3,7 +3,7 @@
 # (docs/catalog.md). Two checkpoints: which archives to fetch depends on the metadata screen, and
 # which games to launch (rule catalog_launch) depends on triage (quarantined games never are).
 
-from playsuite.catalog.inputs import CatalogInputs
+from playsuite.planning.catalog import CatalogInputs
 
 CATALOG = config.get("catalog") or {}
 CATALOG_GENRES = CATALOG.get("genres", "config/genres.yaml")

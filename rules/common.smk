@@ -9,7 +9,7 @@ from pathlib import Path
 from playsuite.analysis.settings import analysis_settings
 from playsuite.config import Condition, load_validated
 from playsuite.inference.engine import TINY_ARCHITECTURES
-from playsuite.plan import (
+from playsuite.planning.play import (
     block_index,
     blocks_of,
     corpus_games,
@@ -71,7 +71,7 @@ for _corpus in [] if SCORES_GIVEN else reversed(list(config["corpora"])):
 
 
 def play_unit(wc):
-    """The play shard (playsuite.plan.ShardUnit) named by a rule's wildcards."""
+    """The play shard (playsuite.planning.play.ShardUnit) named by a rule's wildcards."""
     return PLAY_UNIT_BY_KEY[(wc.corpus, wc.preset, wc.condition, wc.shard)]
 
 

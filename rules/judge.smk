@@ -2,11 +2,11 @@
 # Judge jobs have the shape of play jobs: one job per (judge, corpus, preset, condition, shard of
 # games); a Video-LLM judge job runs one model server for its shard. Each job writes a judgement
 # per episode and a shard manifest (its one declared output); judge_scores collects the manifests.
-# Which shards exist is planned by playsuite.judge.plan from play_targets(); the engine checks'
+# Which shards exist is planned by playsuite.planning.judge from play_targets(); the engine checks'
 # shards (engine_check_play_targets()) are judged by the check judge only.
 
 from playsuite.analysis.settings import analysis_settings
-from playsuite.judge.plan import JudgePlan
+from playsuite.planning.judge import JudgePlan
 
 JUDGE_COSTS = analysis_settings(config).judge_costs  # judge jobs' cost records
 JUDGE_PLAN = JudgePlan(

@@ -1,5 +1,5 @@
 # Play: acquire games, run episodes in shard jobs (one inference server per node).
-# A play job is one shard of one (corpus, preset, condition) run (playsuite.plan): it starts the
+# A play job is one shard of one (corpus, preset, condition) run (playsuite.planning.play): it starts the
 # preset's model server on its node (none for baselines), plays the shard's games with W workers,
 # and writes the shard manifest as its one declared output. Episode directories
 # results/runs/{corpus}/{preset}/{condition}/{game}/ are written beside it, each atomically; a
@@ -51,7 +51,7 @@ rule validate_launch:
 
 
 # A block of a corpus's acquired games (the corpus cut like a main run's shards,
-# playsuite.plan.game_blocks): a local bookkeeping job that waits for the block's acquire_game
+# playsuite.planning.play.game_blocks): a local bookkeeping job that waits for the block's acquire_game
 # jobs, so that a play shard depends on a few block files instead of one file per game. This keeps
 # the paper's DAG plannable in well under a minute (docs/cluster.md, benchmarks/plan_paper.py).
 rule acquired_block:

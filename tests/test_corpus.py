@@ -1,8 +1,8 @@
 import pytest
 
-from playsuite.catalog.corpus import GameEntry, find_game, load_corpus, write_corpus_tsv
 from playsuite.catalog.genres import load_taxonomy
 from playsuite.config import ConfigError, config_dir
+from playsuite.corpus import GameEntry, find_game, load_corpus, write_corpus_tsv
 
 
 def game(**kw: object) -> GameEntry:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from playsuite.catalog import acquire
 from playsuite.cluster.accounting import sacct_jobs
 from playsuite.processes import probe, probe_ok
+from playsuite.runtimes import acquire
 
 
 @pytest.fixture

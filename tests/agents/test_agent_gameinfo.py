@@ -11,7 +11,7 @@ from playsuite.agents.gameinfo import (
     strip_html,
     truncate,
 )
-from playsuite.catalog.corpus import GameEntry
+from playsuite.corpus import GameEntry
 
 
 def test_strip_html():

@@ -18,8 +18,8 @@ from playsuite.agents.prompts import (
     render_prompt,
 )
 from playsuite.agents.served import ServedModelPolicy
-from playsuite.catalog.corpus import GameEntry
 from playsuite.config import Condition
+from playsuite.corpus import GameEntry
 from playsuite.harness.episode import EpisodeLimits, EpisodeSpec, run_episode
 from playsuite.registry import load_registry
 from playsuite.runtimes.base import Observation, Runtime, RuntimeOptions

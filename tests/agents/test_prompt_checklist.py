@@ -26,7 +26,7 @@ from playsuite.agents.prompts import (
     prompt_values,
     prompts_dir,
 )
-from playsuite.catalog.corpus import GameEntry
+from playsuite.corpus import GameEntry
 from playsuite.judge import context as judge_context
 from playsuite.judge.schema import milestone_schema, schema_outline
 

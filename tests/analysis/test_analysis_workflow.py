@@ -16,8 +16,8 @@ import pytest
 import yaml
 
 from playsuite.analysis.engine_checks import TITLE, engine_check_table
-from playsuite.analysis.synthetic import SyntheticSpec, synthetic_scores, write_scores_tsv
 from playsuite.files import write_text_atomic
+from playsuite.testing.synthetic_scores import SyntheticSpec, synthetic_scores, write_scores_tsv
 from tests.analysis.test_engine_checks import write_check_run
 
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))

@@ -20,7 +20,7 @@ from playsuite.analysis.efficiency import (
     read_benchmarks,
     throughput_table,
 )
-from playsuite.catalog.corpus import GameEntry
+from playsuite.corpus import GameEntry
 from playsuite.harness.costs import JUDGE_COLUMNS, CostRecord
 from playsuite.runtimes.launchtest import launch_test, sample_games
 

@@ -12,11 +12,11 @@ import pandas as pd
 from playsuite.analysis.cost import cost_table, read_cost_records
 from playsuite.analysis.engine_checks import TITLE, engine_check_markdown, engine_check_table
 from playsuite.analysis.models_table import models_table
-from playsuite.analysis.synthetic import SyntheticSpec, synthetic_scores
 from playsuite.harness.manifest import EpisodeSummary, write_manifest
 from playsuite.judge.result import FAILED, empty_milestones, failed, judgement, write_judgement
 from playsuite.judge.run import MANIFEST_COLUMNS
 from playsuite.registry import load_registry
+from playsuite.testing.synthetic_scores import SyntheticSpec, synthetic_scores
 
 REPO = Path(__file__).resolve().parents[2]
 RUN = "results/runs/local/tiny-qwen2.5-vl/k3-hz0.33-base"

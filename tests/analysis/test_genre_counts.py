@@ -8,7 +8,7 @@ import pandas as pd
 from playsuite.analysis import figures
 from playsuite.analysis.bootstrap import BootstrapSpec
 from playsuite.analysis.genres import genre_counts, genre_model_means, genre_table
-from playsuite.analysis.synthetic import SyntheticSpec, synthetic_scores
+from playsuite.testing.synthetic_scores import SyntheticSpec, synthetic_scores
 
 K0, K3 = "k0-hz0.33-base", "k3-hz0.33-base"
 SPEC = BootstrapSpec(resamples=50)

@@ -24,9 +24,9 @@ from playsuite.analysis.reference import (
 )
 from playsuite.analysis.scores import SCORE_COLUMNS, ScoresError, check_scores, read_scores
 from playsuite.analysis.settings import analysis_settings
-from playsuite.analysis.synthetic import SyntheticSpec, synthetic_scores, write_scores_tsv
 from playsuite.config import ConfigError
 from playsuite.registry import load_registry
+from playsuite.testing.synthetic_scores import SyntheticSpec, synthetic_scores, write_scores_tsv
 
 K0, K3 = "k0-hz0.33-base", "k3-hz0.33-base"
 

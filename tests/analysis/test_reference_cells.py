@@ -18,10 +18,10 @@ from playsuite.analysis.reference import (
     judge_agreement_cells,
     stability_cells,
 )
-from playsuite.analysis.synthetic import SyntheticSpec, synthetic_scores
 from playsuite.catalog.filters import Decision
 from playsuite.catalog.funnel import funnel_table
 from playsuite.catalog.ingest import RawGame
+from playsuite.testing.synthetic_scores import SyntheticSpec, synthetic_scores
 
 RATE = Ablation(
     "rate",

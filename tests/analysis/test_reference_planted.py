@@ -11,7 +11,7 @@ import pytest
 from playsuite.analysis.bootstrap import BootstrapSpec
 from playsuite.analysis.main_results import main_results
 from playsuite.analysis.reference import load_reference, main_cells, reproduction_table
-from playsuite.analysis.synthetic import SyntheticSpec, plant_table2, synthetic_scores
+from playsuite.testing.synthetic_scores import SyntheticSpec, plant_table2, synthetic_scores
 
 PAPER = Path(__file__).resolve().parents[2] / "config" / "reference" / "paper.yaml"
 K0, K3 = "k0-hz0.33-base", "k3-hz0.33-base"

@@ -22,7 +22,7 @@ from playsuite.analysis.main_results import main_results
 from playsuite.analysis.prompting import prompting_effects
 from playsuite.analysis.scores import valid
 from playsuite.analysis.stability import stability, subset_metrics
-from playsuite.analysis.synthetic import SyntheticSpec, paper_presets, synthetic_scores
+from playsuite.testing.synthetic_scores import SyntheticSpec, paper_presets, synthetic_scores
 
 K0, K3 = "k0-hz0.33-base", "k3-hz0.33-base"
 SPEC = BootstrapSpec(resamples=2000, seed=1)

@@ -4,7 +4,7 @@ from playsuite.analysis.bootstrap import BootstrapSpec
 from playsuite.analysis.genres import genre_table
 from playsuite.analysis.reference import genre_cells
 from playsuite.analysis.scores import UNKNOWN_GENRE, read_scores
-from playsuite.analysis.synthetic import SyntheticSpec, synthetic_scores, write_scores_tsv
+from playsuite.testing.synthetic_scores import SyntheticSpec, synthetic_scores, write_scores_tsv
 
 
 def test_missing_genre_reads_as_unclassified(tmp_path) -> None:

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from playsuite.catalog.acquire import (
+from playsuite.corpus import GameEntry, find_game, load_corpus
+from playsuite.runtimes.acquire import (
     AcquisitionError,
     _fix_symlinks,
     acquire,
     load_acquired,
     tree_sha256,
 )
-from playsuite.catalog.corpus import GameEntry, find_game, load_corpus
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from playsuite.catalog.acquire import AcquisitionError, _extract, acquire, load_acquired
-from playsuite.catalog.corpus import GameEntry
+from playsuite.corpus import GameEntry
+from playsuite.runtimes.acquire import AcquisitionError, _extract, acquire, load_acquired
 from tests.catalog.crafted import file, make_tar
 
 MIRROR = Path(__file__).resolve().parents[1] / "data/catalog/mirror"

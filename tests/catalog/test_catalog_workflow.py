@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from playsuite.catalog.corpus import load_corpus
+from playsuite.corpus import load_corpus
 
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 TARGETS = [

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from playsuite.catalog.extract import ArchiveError, Limits, UnsafeArchiveError, safe_extract
-from playsuite.catalog.triage import policy_for, scan_archive
+from playsuite.archives.extract import ArchiveError, Limits, UnsafeArchiveError, safe_extract
+from playsuite.archives.triage import policy_for, scan_archive
 from tests.catalog.crafted import (
     ELF_EXEC,
     elf_lib,

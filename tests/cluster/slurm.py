@@ -11,7 +11,7 @@ per rule instance, fake GPUs behind `gpu=1` requests, accounting in slurmdbd. Tw
   preset, for the kill-and-resume test.
 
 Model servers of GPU presets and judges are the stand-in (the GPU-inference boundary; see
-playsuite.inference.standin_server), started by the play or judge job on its node like vLLM; the
+playsuite.testing.standin_server), started by the play or judge job on its node like vLLM; the
 engine checks' jobs always start the real engine.
 """
 
@@ -25,9 +25,9 @@ from pathlib import Path
 
 import yaml
 
-from playsuite.inference.command import standin_argv
-from playsuite.plan import engine_vllm
+from playsuite.planning.play import engine_vllm
 from playsuite.processes import probe
+from playsuite.testing.standin import standin_argv
 
 REPO = Path(__file__).resolve().parents[2]
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))

@@ -13,7 +13,7 @@ import yaml
 
 from playsuite.analysis.ablations import load_ablation
 from playsuite.config import load_validated
-from playsuite.plan import (
+from playsuite.planning.play import (
     block_index,
     blocks_of,
     game_blocks,

@@ -17,9 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from playsuite.catalog.acquire import acquire
-from playsuite.catalog.corpus import find_game, load_corpus
 from playsuite.config import Condition
+from playsuite.corpus import find_game, load_corpus
 from playsuite.harness.cli import limits_for
 from playsuite.harness.manifest import read_manifest
 from playsuite.harness.node import ServerSettings, ShardJob, run_shard
@@ -28,8 +27,9 @@ from playsuite.judge.levels import progress_level
 from playsuite.judge.result import read_judgement
 from playsuite.judge.run import WORKFLOW_DEFAULTS, JudgeOptions, judge_shard
 from playsuite.judge.schema import milestone_schema, validate_milestones
+from playsuite.runtimes.acquire import acquire
+from playsuite.testing.synthetic_episode import idle_script, write_episode
 from tests.engine.conftest import READY_TIMEOUT_S, REPO, model_of
-from tests.judge.synthetic import idle_script, write_episode
 from tests.runtimes.conftest import games_cache
 
 pytestmark = [pytest.mark.engine, pytest.mark.slow, pytest.mark.games, pytest.mark.browser]

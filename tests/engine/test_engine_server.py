@@ -22,7 +22,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from playsuite.catalog.acquire import acquire
 from playsuite.config import Condition
 from playsuite.harness.episode import EpisodeLimits, EpisodeSpec, run_episode
 from playsuite.inference import (
@@ -35,6 +34,7 @@ from playsuite.inference import (
 )
 from playsuite.processes import group_alive
 from playsuite.registry import Preset
+from playsuite.runtimes.acquire import acquire
 from playsuite.runtimes.base import RunStatus, RuntimeOptions
 from playsuite.runtimes.factory import make_runtime
 from tests.engine.conftest import READY_TIMEOUT_S, REPO, model_of

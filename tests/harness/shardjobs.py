@@ -12,9 +12,9 @@ from pathlib import Path
 import av
 import yaml
 
-from playsuite.catalog.acquire import acquire
-from playsuite.catalog.corpus import load_corpus
-from playsuite.inference.command import standin_argv
+from playsuite.corpus import load_corpus
+from playsuite.runtimes.acquire import acquire
+from playsuite.testing.standin import standin_argv
 from tests.harness.test_play import PLAYSUITE, REPO, probe_row
 
 SERVED = "internvl3.5-8b"  # played through the stand-in server in these tests

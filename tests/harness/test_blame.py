@@ -14,11 +14,11 @@ from pathlib import Path
 
 import yaml
 
-from playsuite.catalog.acquire import acquire
-from playsuite.catalog.corpus import load_corpus
+from playsuite.corpus import load_corpus
 from playsuite.harness.manifest import read_manifest
 from playsuite.harness.node import ServerSettings, run_shard
-from playsuite.inference.command import standin_argv
+from playsuite.runtimes.acquire import acquire
+from playsuite.testing.standin import standin_argv
 from tests.harness.shardjobs import play_shard_cmd
 from tests.harness.test_play import REPO, check_episode, probe_row, shard_job
 

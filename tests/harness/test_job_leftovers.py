@@ -22,8 +22,8 @@ import pytest
 
 from playsuite.agents.baselines import make_baseline
 from playsuite.analysis.cost import cost_table, read_cost_records
-from playsuite.catalog.corpus import load_corpus
 from playsuite.config import Condition
+from playsuite.corpus import load_corpus
 from playsuite.files import MB, InsufficientSpace, require_free_space
 from playsuite.harness.costs import CostRecord
 from playsuite.harness.episode import EpisodeLimits, EpisodeSpec, InfrastructureError, run_episode

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import yaml
 
-from playsuite.catalog.acquire import acquire
-from playsuite.catalog.corpus import load_corpus
 from playsuite.config import Condition
+from playsuite.corpus import load_corpus
 from playsuite.harness.cli import limits_for
 from playsuite.harness.monitor import ProcessMonitor, needs_monitoring
 from playsuite.harness.node import ShardJob, run_shard
 from playsuite.registry import load_registry
+from playsuite.runtimes.acquire import acquire
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -15,14 +15,14 @@ import av
 import pytest
 import yaml
 
-from playsuite.catalog.acquire import acquire
-from playsuite.catalog.corpus import load_corpus
 from playsuite.config import Condition
+from playsuite.corpus import load_corpus
 from playsuite.harness.cli import limits_for
 from playsuite.harness.manifest import read_manifest
 from playsuite.harness.node import ServerSettings, ShardJob, run_shard
-from playsuite.inference.command import standin_argv
 from playsuite.registry import load_registry
+from playsuite.runtimes.acquire import acquire
+from playsuite.testing.standin import standin_argv
 
 REPO = Path(__file__).resolve().parents[2]
 PLAYSUITE = str(Path(sys.executable).with_name("playsuite"))

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from playsuite.agents.baselines import make_baseline
 from playsuite.harness.episode import run_episode
-from playsuite.inference.command import standin_argv
 from playsuite.runtimes.factory import make_runtime
+from playsuite.testing.standin import standin_argv
 from tests.harness.shardjobs import SERVED, play_shard_cmd, probe_games
 from tests.harness.test_evidence import hung_game_spec
 from tests.harness.test_play import REPO

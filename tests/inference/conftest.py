@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from playsuite.inference import VLLMServer, standin_argv
+from playsuite.inference import VLLMServer
+from playsuite.testing.standin import standin_argv
 
 
 @pytest.fixture

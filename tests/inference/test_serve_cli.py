@@ -1,7 +1,8 @@
-"""`playsuite serve`: print a preset's command; run the stand-in under its name until SIGTERM."""
+"""`playsuite serve`: print a preset's command; run a given server command until SIGTERM."""
 
 from __future__ import annotations
 
+import json
 import shlex
 import signal
 import subprocess
@@ -10,6 +11,7 @@ import sys
 from playsuite.cli import main
 from playsuite.inference import InferenceClient
 from playsuite.inference.engine import DEFAULT_VLLM
+from playsuite.testing.standin import standin_argv
 
 
 def test_print_command(capsys):
@@ -25,9 +27,11 @@ def test_baseline_and_unknown_presets_are_errors(capsys):
     assert "unknown preset, judge or classifier 'nope'" in capsys.readouterr().err
 
 
-def test_standin_serves_until_sigterm(sock_dir):
+def test_server_argv_serves_until_sigterm(sock_dir):
     uds = str(sock_dir / "cli.sock")
-    cmd = [sys.executable, "-m", "playsuite.cli", "serve", "qwen3-vl-8b", "--uds", uds, "--standin"]
+    template = json.dumps(standin_argv("{uds}", model="{preset}"))
+    cmd = [sys.executable, "-m", "playsuite.cli", "serve", "qwen3-vl-8b", "--uds", uds]
+    cmd += ["--server-argv", template]
     with subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True) as proc:
         line = proc.stdout.readline()
         assert line.startswith("ready: qwen3-vl-8b"), line
@@ -36,3 +40,8 @@ def test_standin_serves_until_sigterm(sock_dir):
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=20) == 0
     assert "standin: stopped" in (sock_dir / "cli.sock.log").read_text()
+
+
+def test_server_argv_must_be_a_json_list(capsys):
+    assert main(["serve", "qwen3-vl-8b", "--uds", "/tmp/m.sock", "--server-argv", "vllm"]) == 2
+    assert "--server-argv is not JSON" in capsys.readouterr().err

@@ -6,8 +6,9 @@ import json
 
 import pytest
 
-from playsuite.inference import fill_server_argv, standin_argv_for_preset, vllm_serve_argv
+from playsuite.inference import fill_server_argv, vllm_serve_argv
 from playsuite.registry import load_registry
+from playsuite.testing.standin import standin_argv_for_preset
 
 
 def _flag(argv: list[str], name: str) -> str:

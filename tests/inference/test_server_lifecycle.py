@@ -17,8 +17,8 @@ from playsuite.inference import (
     ServerCrashed,
     ServerStartError,
     VLLMServer,
-    standin_argv,
 )
+from playsuite.testing.standin import standin_argv
 
 
 def _alive(pid: int) -> bool:
@@ -162,7 +162,8 @@ def test_a_server_silent_for_the_whole_window_is_restarted(standin):
 
 _SCRIPT = """
 import sys, time
-from playsuite.inference import VLLMServer, standin_argv
+from playsuite.inference import VLLMServer
+from playsuite.testing.standin import standin_argv
 uds = sys.argv[1]
 server = VLLMServer(standin_argv(uds), uds, ready_timeout_s=20, poll_interval_s=0.05)
 server.start()

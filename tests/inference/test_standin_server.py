@@ -18,13 +18,13 @@ from hypothesis import strategies as st
 from playsuite.inference import (
     VLLMServer,
     image_data_url,
-    standin_argv,
     user_message,
     video_data_url,
 )
-from playsuite.inference.standin_server import RequestError, minimal_instance, png_size
 from playsuite.judge.levels import progress_level
 from playsuite.judge.schema import milestone_schema, validate_milestones
+from playsuite.testing.standin import standin_argv
+from playsuite.testing.standin_server import RequestError, minimal_instance, png_size
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Episode fixtures: real H.264 recordings of the scripted game in tests/judge/synthetic.py."""
+"""Episode fixtures: real H.264 recordings of the scripted game (playsuite.testing)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.judge.synthetic import idle_script, playing_script, write_episode
+from playsuite.testing.synthetic_episode import idle_script, playing_script, write_episode
 
 
 @pytest.fixture(scope="session")

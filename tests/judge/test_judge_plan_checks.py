@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
-from playsuite.judge.plan import JudgePlan
+from playsuite.planning.judge import JudgePlan
 from playsuite.registry import load_registry
 
 REPO = Path(__file__).resolve().parents[2]

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tests.judge.synthetic import idle_script, playing_script, write_episode
+from playsuite.testing.synthetic_episode import idle_script, playing_script, write_episode
 
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 CORPUS = """\

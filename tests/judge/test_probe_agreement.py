@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from playsuite.catalog.corpus import load_corpus
+from playsuite.corpus import load_corpus
 from playsuite.judge.levels import progress_level
 from playsuite.judge.result import empty_milestones
 from playsuite.judge.state_judge import probe_role

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from playsuite.harness.manifest import EpisodeSummary, write_manifest
-from tests.judge.synthetic import idle_script, playing_script, write_episode
+from playsuite.testing.synthetic_episode import idle_script, playing_script, write_episode
 
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 CORPUS = """\

@@ -13,14 +13,15 @@ from pathlib import Path
 import av
 import pytest
 
-from playsuite.catalog.corpus import GameEntry
-from playsuite.inference import VLLMServer, standin_argv, standin_argv_for_preset
+from playsuite.corpus import GameEntry
+from playsuite.inference import VLLMServer
 from playsuite.judge.context import game_context, load_prompt
 from playsuite.judge.episode import load_episode
 from playsuite.judge.run import JudgeOptions, judge_one, judge_shard
 from playsuite.judge.schema import BOOLEAN_FIELDS, COUNT_FIELDS
 from playsuite.judge.vlm_judge import JudgeItem, VLMJudge
 from playsuite.registry import load_registry
+from playsuite.testing.standin import standin_argv, standin_argv_for_preset
 
 JUDGE = "qwen3.5-9b"
 

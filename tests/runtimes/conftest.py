@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from playsuite.catalog.acquire import AcquiredGame, acquire
-from playsuite.catalog.corpus import GameEntry, load_corpus
+from playsuite.corpus import GameEntry, load_corpus
+from playsuite.runtimes.acquire import AcquiredGame, acquire
 from playsuite.runtimes.base import RuntimeOptions
 
 REPO = Path(__file__).resolve().parents[2]

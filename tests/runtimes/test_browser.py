@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from playsuite.actions.canonical import Click, Hold, Key, Wait
-from playsuite.catalog.corpus import GameEntry, find_game
+from playsuite.corpus import GameEntry, find_game
 from playsuite.runtimes.base import GameFailure, RunStatus, RuntimeOptions
 from playsuite.runtimes.browser_runtime import BrowserRuntime, WorkerBrowser, playwright_key
 from playsuite.runtimes.factory import make_runtime

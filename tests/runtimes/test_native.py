@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from playsuite.actions.canonical import Click, Hold, Key, Wait
-from playsuite.catalog.corpus import GameEntry, find_game
+from playsuite.corpus import GameEntry, find_game
 from playsuite.runtimes import procs
 from playsuite.runtimes.base import GameFailure, RunStatus, RuntimeOptions
 from playsuite.runtimes.factory import make_runtime

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from playsuite.actions import Hold, Key, Wait
-from playsuite.catalog.corpus import load_corpus
+from playsuite.corpus import load_corpus
 from playsuite.runtimes.factory import make_runtime
 from tests.runtimes.conftest import LOCAL_CORPUS
 

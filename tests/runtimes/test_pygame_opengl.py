@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from playsuite.actions import Hold
-from playsuite.catalog.acquire import acquire
-from playsuite.catalog.corpus import GameEntry
+from playsuite.corpus import GameEntry
+from playsuite.runtimes.acquire import acquire
 from playsuite.runtimes.base import GameFailure, RuntimeOptions
 from playsuite.runtimes.factory import make_runtime
 from playsuite.runtimes.xdisplay import VirtualDisplay

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from playsuite.config import ConfigError, load_validated, validate
-from playsuite.plan import check_runs, engine_checks, run_games, shard_units, tiny_model
+from playsuite.planning.play import check_runs, engine_checks, run_games, shard_units, tiny_model
 from playsuite.registry import load_registry
 
 REPO = Path(__file__).resolve().parents[2]

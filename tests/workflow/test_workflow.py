@@ -125,7 +125,7 @@ def test_missing_corpus_table_names_what_builds_it(repo: Path, tmp_path: Path) -
     """config/paper.yaml before the catalog stage: the plan stops on the first missing table,
     naming it and the command that builds it (it used to be a bare FileNotFoundError)."""
     from playsuite.config import ConfigError
-    from playsuite.plan import require_corpus_tables
+    from playsuite.planning.play import require_corpus_tables
 
     if (repo / "results/catalog/itch/games.tsv").is_file():
         pytest.skip("this checkout has built the itch.io table")
@@ -144,7 +144,7 @@ def test_missing_corpus_table_names_what_builds_it(repo: Path, tmp_path: Path) -
 def test_analysis_of_a_given_scores_table_plans_no_play(repo: Path, tmp_path: Path) -> None:
     """analysis.scores: the default target is the analysis of that table (here a CSV) alone."""
     from playsuite.analysis.scores import read_scores
-    from playsuite.analysis.synthetic import SyntheticSpec, synthetic_scores
+    from playsuite.testing.synthetic_scores import SyntheticSpec, synthetic_scores
 
     spec = SyntheticSpec(presets={"random": ("baseline", 0.0)}, corpora={"local": 3}, judge="mine")
     scores = tmp_path / "scores.csv"

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from playsuite.catalog.corpus import find_game, load_corpus
+from playsuite.corpus import find_game, load_corpus
 from playsuite.files import write_text_atomic
 from playsuite.runtimes.launchtest import COLUMNS, launch_test
 

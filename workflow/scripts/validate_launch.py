@@ -5,7 +5,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from playsuite.catalog.corpus import find_game, load_corpus
+from playsuite.corpus import find_game, load_corpus
 from playsuite.files import write_json_atomic
 from playsuite.runtimes.validate import validate_launch
 

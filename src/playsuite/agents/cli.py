@@ -25,8 +25,8 @@ def _size(text: str) -> tuple[int, int]:
 
 def _prompt(args: argparse.Namespace) -> int:
     from playsuite.agents.prompts import EpisodePrompt, available_templates, template_for
-    from playsuite.catalog.corpus import find_game, load_corpus
     from playsuite.config import config_dir
+    from playsuite.corpus import find_game, load_corpus
     from playsuite.registry import load_registry
 
     if args.list:

@@ -1,6 +1,6 @@
 """The engine-check table: tiny random-weight models played and judged through the real engine.
 
-Engine checks (``engine.checks``, playsuite.plan) exercise vLLM end to end: model loading, the
+Engine checks (``engine.checks``, playsuite.planning) exercise vLLM end to end: model loading, the
 serve command line, requests, parsers, the judge's constrained decoding. Their models have random
 weights, so their levels mean nothing about playing games; what this table reports is whether
 the path worked: how the episodes ended, how many steps were played, how often the answer could

@@ -22,8 +22,8 @@ from playsuite.analysis.ablations import Ablation
 from playsuite.analysis.history import ALL_MODELS
 from playsuite.analysis.scores import valid
 from playsuite.analysis.tables import to_markdown
-from playsuite.catalog.funnel import SOURCE_LABELS
 from playsuite.config import Condition, load_validated
+from playsuite.corpus import SOURCE_LABELS
 
 DASH = "—"
 SEP = "/"

@@ -6,8 +6,8 @@ import argparse
 import json
 from pathlib import Path
 
+from playsuite.archives.triage import PLATFORMS, scan_archive
 from playsuite.catalog.genres import load_taxonomy, split_tags
-from playsuite.catalog.triage import PLATFORMS, scan_archive
 
 
 def _genre(args: argparse.Namespace) -> int:

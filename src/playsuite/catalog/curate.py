@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from playsuite.analysis.tables import write_table
-from playsuite.catalog.corpus import GameEntry, write_corpus_tsv
-from playsuite.catalog.extract import Limits
+from playsuite.archives.extract import Limits
+from playsuite.archives.triage import scan_archive
 from playsuite.catalog.filters import (
     ArchiveFacts,
     Decision,
@@ -58,7 +58,7 @@ from playsuite.catalog.harm import (
 from playsuite.catalog.ingest import RawGame, read_dump, read_records, write_records
 from playsuite.catalog.technical import TextCheck, check_text_exclusions, write_checks
 from playsuite.catalog.technical import system_prompt as technical_system_prompt
-from playsuite.catalog.triage import scan_archive
+from playsuite.corpus import GameEntry, write_corpus_tsv
 from playsuite.files import atomic_open, read_json
 from playsuite.registry import load_registry
 

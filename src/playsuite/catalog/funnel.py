@@ -13,9 +13,9 @@ import pandas as pd
 
 from playsuite.catalog.filters import STAGES, Decision
 from playsuite.catalog.ingest import RawGame
+from playsuite.corpus import SOURCE_LABELS
 from playsuite.files import atomic_path
 
-SOURCE_LABELS = {"itch": "itch.io", "pyweek": "PyWeek"}
 UNCLASSIFIED = "Unclassified"
 
 

@@ -1,6 +1,6 @@
 """The catalog's launch dry-run: fetch a triaged candidate, unpack it safely, start it for real.
 
-A game that passed triage is acquired from its archive (:func:`playsuite.catalog.acquire.acquire`,
+A game that passed triage is acquired from its archive (:func:`playsuite.runtimes.acquire.acquire`,
 which triages the bytes again and unpacks them with ``safe_extract``; a quarantined archive is
 never unpacked) and then played twice briefly in the sandbox by the runtimes' own launch validator
 (:func:`playsuite.runtimes.validate.validate_launch`). The verdict is one JSON file per game in
@@ -22,9 +22,9 @@ import tempfile
 from pathlib import Path
 from typing import IO, Any
 
-from playsuite.catalog.acquire import AcquisitionError, acquire
-from playsuite.catalog.corpus import GameEntry
 from playsuite.catalog.ingest import RawGame
+from playsuite.corpus import GameEntry
+from playsuite.runtimes.acquire import AcquisitionError, acquire
 from playsuite.runtimes.base import RunStatus
 
 #: Wall-clock bound on a launch in the dry-run (``catalog.launch.timeout_s``); the runtimes'

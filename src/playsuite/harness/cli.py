@@ -9,8 +9,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from playsuite.catalog.corpus import GameEntry, find_game, load_corpus
 from playsuite.config import Condition, config_dir, schema_default
+from playsuite.corpus import GameEntry, find_game, load_corpus
 from playsuite.files import InsufficientSpace
 from playsuite.harness.costs import HEARTBEAT_S
 from playsuite.harness.episode import EpisodeLimits
@@ -47,8 +47,8 @@ def _catalog(path: str | None) -> list[GameEntry]:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from playsuite.catalog.acquire import acquire
     from playsuite.harness.node import ServerSettings, ShardJob, run_shard
+    from playsuite.runtimes.acquire import acquire
 
     games = _catalog(args.catalog)
     game = find_game(games, args.game)

@@ -45,8 +45,8 @@ from playsuite.actions.parsers.common import writable_text
 from playsuite.agents.history import History, entry_from_response
 from playsuite.agents.policy import Policy, StepRequest
 from playsuite.agents.prompts import EpisodePrompt
-from playsuite.catalog.corpus import GameEntry
 from playsuite.config import Condition
+from playsuite.corpus import GameEntry
 from playsuite.files import InsufficientSpace
 from playsuite.harness.recorder import EpisodeRecorder
 from playsuite.inference.client import InferenceRequestError

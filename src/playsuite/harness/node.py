@@ -43,9 +43,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from playsuite.catalog.acquire import AcquisitionError, load_acquired
-from playsuite.catalog.corpus import GameEntry
 from playsuite.config import Condition
+from playsuite.corpus import GameEntry
 from playsuite.files import MB, require_free_space
 from playsuite.harness.costs import HEARTBEAT_S, CostRecord
 from playsuite.harness.episode import (
@@ -72,6 +71,7 @@ from playsuite.inference.command import fill_server_argv
 from playsuite.inference.engine import DEFAULT_VLLM
 from playsuite.processes import Terminated, die_with_parent, raise_on_sigterm, sigterm_raises
 from playsuite.registry import Preset
+from playsuite.runtimes.acquire import AcquisitionError, load_acquired
 from playsuite.runtimes.base import is_final_status
 
 #: Video frame rate per runtime: pygame games are recorded at the paper's 30 fps; browser and

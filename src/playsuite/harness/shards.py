@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from playsuite.catalog.corpus import GameEntry
+from playsuite.corpus import GameEntry
 
 
 def shard_key(index: int) -> str:

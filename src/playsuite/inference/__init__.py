@@ -1,10 +1,9 @@
 """Model inference: the vLLM server lifecycle and an OpenAI-compatible client over a Unix socket.
 
-* :mod:`.command` — ``vllm serve`` argv from a registry preset; the stand-in's argv.
+* :mod:`.command` — ``vllm serve`` argv from a registry preset.
 * :mod:`.server` — :class:`VLLMServer`: start, readiness, logs, restart on crash, stop.
 * :mod:`.client` — :class:`InferenceClient`: timeouts, retries, bounded concurrency.
 * :mod:`.messages` — message content helpers (image/video data URLs).
-* :mod:`.standin_server` — a protocol-faithful test double for ``vllm serve`` (no model).
 """
 
 from __future__ import annotations
@@ -12,8 +11,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-# Exports are loaded on first use, so `python -m playsuite.inference.standin_server` (which
-# imports this package first) stays on the standard library and starts fast.
+# Exports are loaded on first use, so a process that needs one small module (the stand-in test
+# server in playsuite.testing, say) stays on the standard library and starts fast.
 _EXPORTS: dict[str, str] = {
     **dict.fromkeys(
         (
@@ -34,8 +33,6 @@ _EXPORTS: dict[str, str] = {
         (
             "fill_server_argv",
             "server_env",
-            "standin_argv",
-            "standin_argv_for_preset",
             "vllm_serve_argv",
         ),
         "command",

@@ -1,13 +1,14 @@
 """``playsuite serve``: run (or print) the model server of a preset, outside any workflow job.
 
 For a person on a GPU node who wants to see exactly what a job would run, try a preset's server
-by hand, or give a notebook a model to talk to; and, with ``--standin``, the same thing without
-a GPU (the stand-in test double under the preset's name).
+by hand, or give a notebook a model to talk to; and, with ``--server-argv``, any other server
+command under the same lifecycle (another engine build, or a test double from playsuite.testing).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import shlex
 import signal
 import sys
@@ -32,13 +33,25 @@ def _preset(name: str):
     raise ConfigError(f"unknown preset, judge or classifier {name!r}; known: {known}")
 
 
+def _argv_template(text: str) -> list[str]:
+    from playsuite.config import ConfigError
+
+    try:
+        argv = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"--server-argv is not JSON: {exc}") from None
+    if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
+        raise ConfigError("--server-argv must be a non-empty JSON list of strings")
+    return argv
+
+
 def _serve(args: argparse.Namespace) -> int:
-    from playsuite.inference.command import standin_argv_for_preset, vllm_serve_argv
+    from playsuite.inference.command import fill_server_argv, vllm_serve_argv
     from playsuite.inference.server import VLLMServer
 
     preset = _preset(args.preset)
-    if args.standin:
-        argv = standin_argv_for_preset(preset, args.uds, latency_s=args.standin_latency)
+    if args.server_argv:
+        argv = fill_server_argv(_argv_template(args.server_argv), uds=args.uds, preset=preset.name)
     else:
         argv = vllm_serve_argv(
             preset,
@@ -55,7 +68,7 @@ def _serve(args: argparse.Namespace) -> int:
         "ready_timeout_s": args.ready_timeout,
         "max_restarts": args.max_restarts,
     }
-    if args.standin:
+    if args.server_argv:
         server = VLLMServer(argv, args.uds, **limits)
     else:  # with the preset's server environment (serve.env)
         server = VLLMServer.for_preset(
@@ -86,7 +99,7 @@ def _serve(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "serve",
-        help="run a preset's model server on a Unix socket (vllm serve, or the stand-in)",
+        help="run a preset's model server on a Unix socket (vllm serve, or a given command)",
         description="Run the model server a job would run for PRESET until SIGTERM/Ctrl-C.",
     )
     p.add_argument("preset", metavar="PRESET", help="model preset or judge name (models.yaml)")
@@ -99,11 +112,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--ready-timeout", type=float, default=1800.0, help="seconds (default 1800)")
     p.add_argument("--max-restarts", type=int, default=2)
     p.add_argument(
-        "--standin",
-        action="store_true",
-        help="serve the stand-in test double (no model, no GPU) under the preset's name",
+        "--server-argv",
+        metavar="JSON",
+        help="serve with this command instead of vllm serve: a JSON list with {uds} and {preset} "
+        "placeholders, as play.server_argv and judge.server_argv in the config",
     )
-    p.add_argument("--standin-latency", type=float, default=0.0, help="stand-in answer delay (s)")
     p.set_defaults(func=_serve)
 
     e = sub.add_parser(

@@ -1,4 +1,4 @@
-"""Command lines for model servers: ``vllm serve`` from a registry preset, and the stand-in.
+"""Command lines for model servers: ``vllm serve`` from a registry preset.
 
 The preset's ``serve`` block (``config/models.yaml``) is the single description of how a model is
 served; this module is the only place that turns it into flags. Flag names follow vLLM's
@@ -9,7 +9,6 @@ served; this module is the only place that turns it into flags. Flag names follo
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -96,59 +95,3 @@ def fill_server_argv(
     if uds is not None:
         out = [a.replace("{uds}", uds) for a in out]
     return out
-
-
-def standin_argv(
-    uds: str,
-    *,
-    model: str = "standin",
-    python: str | None = None,
-    policy: str = "random",
-    seed: int = 0,
-    latency_s: float = 0.0,
-    startup_delay_s: float = 0.0,
-    crash_after: int | None = None,
-    stall_after: int | None = None,
-    invalid_json_first: int = 0,
-    ignore_sigterm: bool = False,
-    limit_mm_per_prompt: dict[str, int] | None = None,
-    answers: list[str] | None = None,
-) -> list[str]:
-    """The argv that starts the stand-in test server (see :mod:`.standin_server`)."""
-    argv = [
-        python or sys.executable,
-        "-m",
-        "playsuite.inference.standin_server",
-        "--uds",
-        str(uds),
-        "--model",
-        model,
-        "--policy",
-        policy,
-        "--seed",
-        str(seed),
-        "--latency",
-        f"{latency_s:g}",
-    ]
-    if startup_delay_s:
-        argv += ["--startup-delay", f"{startup_delay_s:g}"]
-    if crash_after is not None:
-        argv += ["--crash-after", str(crash_after)]
-    if stall_after is not None:
-        argv += ["--stall-after", str(stall_after)]
-    if invalid_json_first:
-        argv += ["--invalid-json-first", str(invalid_json_first)]
-    if ignore_sigterm:
-        argv.append("--ignore-sigterm")
-    if limit_mm_per_prompt is not None:
-        argv += ["--limit-mm-per-prompt", _json_flag(limit_mm_per_prompt)]
-    if answers:
-        argv += ["--answers", json.dumps(answers)]  # ASCII: escapes survive any command line
-    return argv
-
-
-def standin_argv_for_preset(preset: Any, uds: str, **kwargs: Any) -> list[str]:
-    """The stand-in serving under a preset's name with the preset's media limits."""
-    limits = (preset.serve or {}).get("limit_mm_per_prompt")
-    kwargs.setdefault("limit_mm_per_prompt", limits)
-    return standin_argv(uds, model=preset.name, **kwargs)

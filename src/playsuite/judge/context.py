@@ -14,8 +14,8 @@ import os
 from pathlib import Path
 from string import Template
 
-from playsuite.catalog.corpus import GameEntry
 from playsuite.config import ConfigError, config_dir
+from playsuite.corpus import GameEntry
 from playsuite.judge.schema import schema_outline
 
 #: README text beyond this many characters is cut (a long README would crowd out the video).

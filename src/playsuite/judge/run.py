@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from playsuite.catalog.corpus import GameEntry, find_game, load_corpus
 from playsuite.config import ConfigError
+from playsuite.corpus import GameEntry, find_game, load_corpus
 from playsuite.inference.command import fill_server_argv
 from playsuite.inference.engine import DEFAULT_VLLM
 from playsuite.judge.context import game_context, load_prompt, read_readme

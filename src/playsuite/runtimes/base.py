@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from playsuite.actions import Action
-from playsuite.catalog.corpus import GameEntry
+from playsuite.corpus import GameEntry
 
 
 class RunStatus(enum.StrEnum):

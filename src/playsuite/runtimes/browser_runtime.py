@@ -33,7 +33,7 @@ import numpy as np
 from PIL import Image
 
 from playsuite.actions.canonical import Action
-from playsuite.catalog.corpus import GameEntry
+from playsuite.corpus import GameEntry
 from playsuite.runtimes import procs
 from playsuite.runtimes.base import (
     GameFailure,

@@ -18,7 +18,7 @@ import gymnasium as gym
 import numpy as np
 
 from playsuite.actions import Action, action_from_dict
-from playsuite.catalog.corpus import GameEntry
+from playsuite.corpus import GameEntry
 from playsuite.runtimes.base import GameFailure, Runtime, RuntimeOptions
 from playsuite.runtimes.factory import make_runtime
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 
-from playsuite.catalog.corpus import GameEntry
+from playsuite.corpus import GameEntry
 from playsuite.runtimes.base import Runtime, RuntimeOptions
 
 RUNTIMES: dict[str, str] = {

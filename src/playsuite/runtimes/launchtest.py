@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from playsuite.catalog.corpus import GameEntry
+from playsuite.corpus import GameEntry
 from playsuite.runtimes.base import Runtime, RuntimeOptions
 from playsuite.runtimes.factory import make_runtime
 

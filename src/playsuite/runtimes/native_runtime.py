@@ -37,7 +37,7 @@ import numpy as np
 from Xlib.error import XError
 
 from playsuite.actions.canonical import Action
-from playsuite.catalog.corpus import GameEntry
+from playsuite.corpus import GameEntry
 from playsuite.runtimes import procs
 from playsuite.runtimes.base import (
     GameExited,

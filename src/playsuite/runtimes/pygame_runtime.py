@@ -26,9 +26,9 @@ from typing import IO, Any
 import numpy as np
 
 from playsuite.actions import Action, clamp_to_screen
-from playsuite.catalog.acquire import DEBIAN_PYTHON, MANIFEST
-from playsuite.catalog.corpus import GameEntry
+from playsuite.corpus import GameEntry
 from playsuite.runtimes import pygame_host
+from playsuite.runtimes.acquire import DEBIAN_PYTHON, MANIFEST
 from playsuite.runtimes.base import (
     GameExited,
     GameFailure,

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from playsuite.actions import Action, action_from_dict
-from playsuite.catalog.corpus import GameEntry
+from playsuite.corpus import GameEntry
 from playsuite.runtimes.base import GameFailure, RunStatus, RuntimeOptions
 from playsuite.runtimes.factory import make_runtime
 

@@ -13,7 +13,7 @@ come in two forms:
 Every configured judge judges every episode; the ``state`` judge is added when a game of a
 played corpus declares probes, and judges only such games.
 
-Engine checks (``engine.checks``, playsuite.plan) come as targets of their own: only the check
+Engine checks (``engine.checks``, playsuite.planning) come as targets of their own: only the check
 judge judges them, none of the configured judges does, and no scores table collects them (the
 engine-check table reads their manifests), so they never reach the paper's statistics. Their
 jobs always start the real engine: ``judge.server_argv`` (a stand-in) does not apply to them.
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from playsuite.catalog.corpus import GameEntry, load_corpus
+from playsuite.corpus import GameEntry, load_corpus
 from playsuite.judge.run import workflow_settings
 
 EPISODE_TARGET = re.compile(

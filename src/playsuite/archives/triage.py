@@ -1,6 +1,6 @@
 """Safety triage: an integer risk score and a run policy for a game archive, before it is unpacked.
 
-The scanner walks the archive once (:func:`playsuite.catalog.extract.iter_archive`), looks at names,
+The scanner walks the archive once (:func:`.extract.iter_archive`), looks at names,
 entry types, modes, declared and actual sizes and the first bytes of every file, and adds up the
 weights of the distinct signals it finds (each signal counts once, with up to five entries as
 evidence). Metadata lowers the score of established games (``rating_count`` above a threshold) and
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from playsuite.catalog.extract import (
+from playsuite.archives.extract import (
     ArchiveError,
     Limits,
     UnsafeArchiveError,

@@ -20,7 +20,7 @@ also the server behind ``benchmarks/inference_client.py``.
 Standard library only at startup (the random baseline is imported in the background after the
 socket listens), so it is ready in a fraction of a second::
 
-    python -m playsuite.inference.standin_server --uds /tmp/m.sock --latency 0.2
+    python -m playsuite.testing.standin_server --uds /tmp/m.sock --latency 0.2
 """
 
 from __future__ import annotations
@@ -629,7 +629,7 @@ def _text_list(value: str) -> list[str]:
 
 def build_arg_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m playsuite.inference.standin_server",
+        prog="python -m playsuite.testing.standin_server",
         description="Test double for `vllm serve --uds`: OpenAI-compatible, no model.",
     )
     p.add_argument("--uds", required=True, help="Unix socket path to listen on")

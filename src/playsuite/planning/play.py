@@ -27,8 +27,8 @@ from typing import Any
 from playsuite.agents.prompts import template_for
 from playsuite.analysis.ablations import ablation_plan, load_ablation
 from playsuite.analysis.settings import analysis_settings
-from playsuite.catalog.corpus import GameEntry, load_corpus
 from playsuite.config import ConfigError
+from playsuite.corpus import GameEntry, load_corpus
 from playsuite.harness.shards import shard_key
 from playsuite.inference.command import fill_server_argv
 from playsuite.inference.engine import DEFAULT_VLLM

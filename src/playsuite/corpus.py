@@ -15,6 +15,9 @@ from typing import Any
 
 from playsuite.config import ConfigError, load_yaml, validate
 
+#: How the catalog's sources are named in tables and figures (the funnel, the reproduction report).
+SOURCE_LABELS = {"itch": "itch.io", "pyweek": "PyWeek"}
+
 LIST_FIELDS = ("args", "tags")
 JSON_FIELDS = ("probes", "options")
 TSV_COLUMNS = (

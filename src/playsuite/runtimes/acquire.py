@@ -9,7 +9,7 @@ Every game is fetched by the workflow from where its row says it lives, never co
             for packages that ship only a script
 ``local``   a directory in this repository (test fixtures, games kept in-tree)
 ``itch``, ``pyweek``  an archive (zip or tar; a path or an ``http(s)://`` URL) unpacked with the
-            catalog's :func:`~playsuite.catalog.extract.safe_extract`, after a fresh safety
+            catalog's :func:`~playsuite.archives.extract.safe_extract`, after a fresh safety
             triage of the very bytes being unpacked: a quarantined archive is never extracted
 
 Result layout, ``{games_dir}/{id}/``: ``files/`` (the game tree, read-only at ``/game`` in the
@@ -39,9 +39,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from playsuite.catalog.corpus import GameEntry
-from playsuite.catalog.extract import ArchiveError, UnsafeArchiveError, safe_extract
-from playsuite.catalog.triage import POLICIES, scan_archive
+from playsuite.archives.extract import ArchiveError, UnsafeArchiveError, safe_extract
+from playsuite.archives.triage import POLICIES, scan_archive
+from playsuite.corpus import GameEntry
 from playsuite.files import read_json, write_json_atomic
 from playsuite.processes import probe
 
@@ -52,7 +52,7 @@ VENV = "venv"
 DEFAULT_PAGE = "playsuite-page.html"
 MANIFEST_VERSION = 1
 ARCHIVE_SOURCES = ("itch", "pyweek")
-#: The sandbox platform a runtime's build is triaged as (playsuite.catalog.triage PLATFORMS).
+#: The sandbox platform a runtime's build is triaged as (playsuite.archives.triage PLATFORMS).
 TRIAGE_PLATFORM = {"browser": "web", "native": "native", "pygame": "python"}
 DOWNLOAD_TIMEOUT_S = 300
 
