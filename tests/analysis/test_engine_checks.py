@@ -12,9 +12,9 @@ import pandas as pd
 from playsuite.analysis.cost import cost_table, read_cost_records
 from playsuite.analysis.engine_checks import TITLE, engine_check_markdown, engine_check_table
 from playsuite.analysis.models_table import models_table
-from playsuite.harness.manifest import EpisodeSummary, write_manifest
 from playsuite.judge.result import FAILED, empty_milestones, failed, judgement, write_judgement
-from playsuite.judge.run import MANIFEST_COLUMNS
+from playsuite.records.manifest import JUDGE_COLUMNS as MANIFEST_COLUMNS
+from playsuite.records.manifest import EpisodeSummary, write_manifest
 from playsuite.registry import load_registry
 from playsuite.testing.synthetic_scores import SyntheticSpec, synthetic_scores
 

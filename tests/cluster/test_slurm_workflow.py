@@ -21,8 +21,8 @@ import yaml
 
 from playsuite.analysis.cost import read_cost_records
 from playsuite.analysis.scores import read_scores
-from playsuite.harness.manifest import read_manifest
 from playsuite.processes import probe
+from playsuite.records.manifest import read_manifest
 from tests.cluster.slurm import (
     REPO,
     SERVED,

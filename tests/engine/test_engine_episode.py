@@ -20,13 +20,13 @@ import pytest
 from playsuite.config import Condition
 from playsuite.corpus import find_game, load_corpus
 from playsuite.harness.cli import limits_for
-from playsuite.harness.manifest import read_manifest
 from playsuite.harness.node import ServerSettings, ShardJob, run_shard
 from playsuite.inference import VLLMServer
 from playsuite.judge.levels import progress_level
 from playsuite.judge.result import read_judgement
 from playsuite.judge.run import WORKFLOW_DEFAULTS, JudgeOptions, judge_shard
 from playsuite.judge.schema import milestone_schema, validate_milestones
+from playsuite.records.manifest import read_manifest
 from playsuite.runtimes.acquire import acquire
 from playsuite.testing.synthetic_episode import idle_script, write_episode
 from tests.engine.conftest import READY_TIMEOUT_S, REPO, model_of

@@ -15,8 +15,8 @@ from pathlib import Path
 import yaml
 
 from playsuite.corpus import load_corpus
-from playsuite.harness.manifest import read_manifest
 from playsuite.harness.node import ServerSettings, run_shard
+from playsuite.records.manifest import read_manifest
 from playsuite.runtimes.acquire import acquire
 from playsuite.testing.standin import standin_argv
 from tests.harness.shardjobs import play_shard_cmd

@@ -18,9 +18,9 @@ from playsuite.agents.baselines import make_baseline
 from playsuite.config import Condition
 from playsuite.corpus import load_corpus
 from playsuite.harness.episode import EpisodeLimits, EpisodeSpec, run_episode
-from playsuite.harness.manifest import read_manifest
 from playsuite.judge.episode import load_episode
 from playsuite.judge.frame_judge import judge_episode_frames
+from playsuite.records.manifest import read_manifest
 from playsuite.registry import load_registry
 from playsuite.runtimes.acquire import acquire
 from playsuite.runtimes.base import RuntimeOptions

@@ -18,8 +18,8 @@ import yaml
 from playsuite.config import Condition
 from playsuite.corpus import load_corpus
 from playsuite.harness.cli import limits_for
-from playsuite.harness.manifest import read_manifest
 from playsuite.harness.node import ServerSettings, ShardJob, run_shard
+from playsuite.records.manifest import read_manifest
 from playsuite.registry import load_registry
 from playsuite.runtimes.acquire import acquire
 from playsuite.testing.standin import standin_argv

@@ -18,8 +18,8 @@ import pytest
 
 from playsuite.files import DirectoryTaken
 from playsuite.harness.lock import ShardBusy, exclusive_lock, is_locked, lock_path_for, read_owner
-from playsuite.harness.manifest import read_manifest
 from playsuite.harness.recorder import EpisodeRecorder, staging_leftovers
+from playsuite.records.manifest import read_manifest
 from tests.harness.shardjobs import (
     check_consistent,
     manifest_of,
@@ -58,10 +58,10 @@ def test_two_recorders_of_one_episode_never_mix_their_files(tmp_path: Path) -> N
     second.add_step({"step": 1, "run": "second"})
     assert first.staging != second.staging
     assert f".pid{os.getpid()}-" in first.staging.name
-    first.finish({"run": "first", "frames": 5, "steps": 1})
+    first.finish({"status": "ok", "run": "first", "frames": 5, "steps": 1})
     second.add_frames(frames(3, 200))  # the second still writes into its own files only
     with pytest.raises(DirectoryTaken, match="another process"):
-        second.finish({"run": "second", "frames": 12, "steps": 2})
+        second.finish({"status": "ok", "run": "second", "frames": 12, "steps": 2})
     assert sorted(p.name for p in out.iterdir()) == ["episode.mp4", "meta.json", "trace.jsonl"]
     assert json.loads((out / "meta.json").read_text())["run"] == "first"
     trace = [json.loads(line) for line in (out / "trace.jsonl").read_text().splitlines()]

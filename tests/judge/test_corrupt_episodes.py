@@ -14,7 +14,8 @@ from pathlib import Path
 from playsuite.analysis.scores import read_scores, valid
 from playsuite.judge.result import read_judgement
 from playsuite.judge.run import run_shard_manifest
-from playsuite.judge.scores import collect_scores, write_scores
+from playsuite.judge.scores import collect_scores
+from playsuite.records.scores import write_scores
 
 RUN = "runs/local/random/k0-hz0.33-base"
 

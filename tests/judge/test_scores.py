@@ -10,7 +10,9 @@ import pytest
 from playsuite.analysis.scores import read_scores
 from playsuite.files import write_json_atomic
 from playsuite.judge.result import failed, judgement
-from playsuite.judge.scores import SCORE_COLUMNS, collect_scores, write_scores
+from playsuite.judge.scores import collect_scores
+from playsuite.records.scores import COLUMNS as SCORE_COLUMNS
+from playsuite.records.scores import write_scores
 from tests.judge.test_levels import milestones
 
 CASES = {

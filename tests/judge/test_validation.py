@@ -9,10 +9,8 @@ import pandas as pd
 import pytest
 
 from playsuite.config import ConfigError
-from playsuite.harness.manifest import EpisodeSummary, write_manifest
 from playsuite.judge.agreement import read_ratings
 from playsuite.judge.result import failed, judgement, write_judgement
-from playsuite.judge.run import MANIFEST_COLUMNS
 from playsuite.judge.schema import BOOLEAN_FIELDS
 from playsuite.judge.validation import (
     NO_RATINGS,
@@ -25,6 +23,8 @@ from playsuite.judge.validation import (
     validation_settings,
     write_validation_set,
 )
+from playsuite.records.manifest import JUDGE_COLUMNS as MANIFEST_COLUMNS
+from playsuite.records.manifest import EpisodeSummary, write_manifest
 
 PRESETS = [f"model-{i:02d}" for i in range(14)]
 CONDITIONS = ["k0-hz0.33-base", "k3-hz0.33-base"]

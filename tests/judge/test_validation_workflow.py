@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from playsuite.harness.manifest import EpisodeSummary, write_manifest
+from playsuite.records.manifest import EpisodeSummary, write_manifest
 from playsuite.testing.synthetic_episode import idle_script, playing_script, write_episode
 
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))

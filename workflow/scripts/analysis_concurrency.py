@@ -5,7 +5,7 @@ import sys
 from playsuite.analysis.cost import read_cost_records
 from playsuite.analysis.efficiency import throughput_table
 from playsuite.files import write_text_atomic
-from playsuite.harness.manifest import read_manifest
+from playsuite.records.manifest import read_manifest
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: SIM115
 

@@ -4,7 +4,8 @@ import sys
 from pathlib import Path
 
 from playsuite.judge.run import read_shard_manifest
-from playsuite.judge.scores import collect_scores, write_scores
+from playsuite.judge.scores import collect_scores
+from playsuite.records.scores import write_scores
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: SIM115
 

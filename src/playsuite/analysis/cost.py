@@ -7,48 +7,33 @@ figure covers, failed, killed and retried attempts included, divided by its vali
 that campaign. The paper's campaign is the no-history itch.io one (``analysis.cost``); scoring
 games of one campaign with the GPU time of all would understate the cost. Judge jobs write the
 same records (with a ``judge`` column) to their own folder, and :func:`judge_cost_table` reports
-them separately: the paper excludes judging from the figure. Format: docs/analysis.md "Cost
-records".
+them separately: the paper excludes judging from the figure. Format: playsuite.records.costs
+and docs/analysis.md "Cost records".
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Collection
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from playsuite.analysis.scores import FAMILY_ORDER, valid
 from playsuite.cluster.accounting import resolve_costs
+from playsuite.records.costs import RUNNING, read_cost_folder
 from playsuite.registry import Registry
 
-COST_COLUMNS = ("corpus", "preset", "condition", "shard", "wall_s", "gpus", "status")
-#: Status a play job gives its record while it runs (playsuite.harness.costs.RUNNING).
-RUNNING = "running"
 #: Status the analysis gives a record its job never completed.
 KILLED = "killed"
 
 
 def read_cost_records(directory: str | os.PathLike[str]) -> pd.DataFrame:
-    """All ``*.tsv`` under ``directory`` (recursively), checked; empty if there are none."""
-    files = sorted(Path(directory).rglob("*.tsv")) if Path(directory).is_dir() else []
-    frames = []
-    for path in files:
-        df = pd.read_csv(path, sep="\t", dtype={"slurm_job_id": str})
-        missing = [c for c in COST_COLUMNS if c not in df.columns]
-        if missing:
-            raise ValueError(f"cost record {path}: missing columns {missing}")
-        for col in ("wall_s", "gpus"):
-            df[col] = pd.to_numeric(df[col], errors="coerce")
-            if df[col].isna().any() or (df[col] < 0).any():
-                raise ValueError(f"cost record {path}: {col} must be a number >= 0")
-        frames.append(df)
-    if not frames:
-        return pd.DataFrame(columns=list(COST_COLUMNS))
-    # Slurm jobs: wall time and GPUs as the cluster accounted them, where sacct knows the job.
-    return mark_killed(resolve_costs(pd.concat(frames, ignore_index=True)))
+    """All cost records under ``directory`` (recursively), checked (playsuite.records.costs);
+    empty if there are none. Slurm jobs: wall time and GPUs as the cluster accounted them, where
+    sacct knows the job; records whose job never completed are ``killed``."""
+    costs = read_cost_folder(directory)
+    return costs if costs.empty else mark_killed(resolve_costs(costs))
 
 
 def mark_killed(costs: pd.DataFrame) -> pd.DataFrame:

@@ -13,15 +13,15 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from playsuite.analysis.tables import to_markdown
-from playsuite.files import read_json
-from playsuite.harness.manifest import read_manifest
-from playsuite.judge.run import read_shard_manifest
+from playsuite.records.episode import EpisodeError, read_meta
+from playsuite.records.manifest import read_judge_manifest, read_manifest
 
 COLUMNS = (
     "corpus",
@@ -72,8 +72,8 @@ def engine_check_table(
     for manifest in play_manifests:
         for row in read_manifest(manifest):
             try:
-                meta = read_json(Path(row.episode_dir) / "meta.json")
-            except (OSError, ValueError):
+                meta: Mapping[str, Any] = read_meta(row.episode_dir)
+            except EpisodeError:  # absent or damaged: the manifest's figures stand alone
                 meta = {}
             episodes.setdefault(_run_of(row.episode_dir), []).append(
                 {
@@ -85,7 +85,7 @@ def engine_check_table(
             )
     judged: dict[tuple[str, str, str], list[dict[str, str]]] = {}
     for manifest in judge_manifests:
-        for jrow in read_shard_manifest(manifest):
+        for jrow in read_judge_manifest(manifest):
             judged.setdefault(_run_of(jrow["episode_dir"]), []).append(jrow)
     rows = []
     for run, eps in sorted(episodes.items()):

@@ -22,8 +22,14 @@ import av
 import pandas as pd
 
 from playsuite.files import read_json, write_text_atomic
-
-VIDEO_NAME = "episode.mp4"
+from playsuite.records.episode import (
+    META_NAME,
+    VIDEO_NAME,
+    episode_finished,
+    read_meta,
+    read_trace,
+    video_fps,
+)
 
 
 def _template(name: str) -> str:
@@ -50,31 +56,17 @@ def video_info(path: str | os.PathLike[str]) -> tuple[float, float]:
     return fps, duration
 
 
-def read_trace(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    steps = []
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                steps.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{lineno}: not JSON: {exc}") from None
-    return steps
-
-
 def episode_data(episode_dir: str | os.PathLike[str], judgement: str | None) -> dict[str, Any]:
     """Everything the page shows, as one JSON-able object."""
     ep = Path(episode_dir)
-    if not (ep / "meta.json").exists():
-        raise FileNotFoundError(f"{ep}: no meta.json (not an episode directory)")
-    meta = read_json(ep / "meta.json")
+    if not episode_finished(ep):
+        raise FileNotFoundError(f"{ep}: no {META_NAME} (not an episode directory)")
+    meta = read_meta(ep)
     video = ep / VIDEO_NAME
     fps, duration = video_info(video) if video.exists() else (0.0, 0.0)
-    fps = float(meta.get("fps") or fps or 0.0)
+    fps = float(video_fps(meta) or fps or 0.0)
     steps = []
-    trace = ep / "trace.jsonl"
-    for s in read_trace(trace) if trace.exists() else []:
+    for s in read_trace(ep):
         if fps and s.get("frame") is not None:
             t = float(s["frame"]) / fps
         else:
@@ -163,7 +155,7 @@ def build_site(
         rel = Path(row.corpus) / row.preset / row.condition / row.game
         ep = Path(runs_dir) / rel
         page = None
-        if (ep / "meta.json").exists():
+        if episode_finished(ep):
             jpath = Path(judgements_dir) / rel.with_suffix(".json") if judgements_dir else None
             target = out_dir / rel.with_suffix(".html")
             write_episode_page(ep, target, str(jpath) if jpath and jpath.exists() else None)

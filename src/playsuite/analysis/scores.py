@@ -1,7 +1,8 @@
-"""Reading and checking scores tables (``results/scores/{judge}.tsv``, DESIGN.md "Tables").
+"""Scores tables as the statistics use them (``results/scores/{judge}.tsv``).
 
-Every statistic starts from the same checked table and the same game x preset matrices, so the
-rules for what counts (only ``status == ok`` rows, one row per episode) live in one place.
+The table's format and its checks are the contract of playsuite.records.scores. Every statistic
+starts from the same checked table and the same game x preset matrices, so the rules for what
+counts (only ``status == ok`` rows, one row per episode) live in one place.
 """
 
 from __future__ import annotations
@@ -13,68 +14,40 @@ import numpy as np
 import pandas as pd
 
 from playsuite.judge.levels import PARTIAL_PLUS
-from playsuite.judge.scores import SCORE_COLUMNS
+from playsuite.records.scores import COLUMNS as SCORE_COLUMNS
+from playsuite.records.scores import EPISODE_KEY, ScoresError, check_scores, read_scores_file
 
-# The scores table's columns are the judge stage's contract (DESIGN.md "Tables").
+#: The table's names as the analysis modules and their callers use them.
+__all__ = [
+    "EPISODE_KEY",
+    "FAMILY_ORDER",
+    "SCORE_COLUMNS",
+    "UNKNOWN_GENRE",
+    "ScoresError",
+    "check_scores",
+    "corpus_games",
+    "game_genres",
+    "level_matrix",
+    "ordered_presets",
+    "partial_plus",
+    "read_scores",
+    "valid",
+]
 
 #: Families in the order the paper's tables list them.
 FAMILY_ORDER: tuple[str, ...] = ("VLM", "CUA", "VLA", "baseline")
-
-EPISODE_KEY = ["corpus", "preset", "condition", "game"]
-
-
-class ScoresError(ValueError):
-    """A scores table that does not follow the documented format."""
-
-
-def check_scores(df: pd.DataFrame, source: str = "scores") -> pd.DataFrame:
-    """Validate columns, types and uniqueness; return a typed copy.
-
-    Levels of rows that are not ``ok`` may be empty; levels of ``ok`` rows must be 0..4.
-    """
-    missing = [c for c in SCORE_COLUMNS if c not in df.columns]
-    if missing:
-        raise ScoresError(f"{source}: missing columns {missing}; expected {list(SCORE_COLUMNS)}")
-    out = df.copy()
-    for col in ("corpus", "preset", "family", "condition", "variant", "game", "genre", "judge"):
-        out[col] = out[col].fillna("").astype(str)
-    out["status"] = out["status"].fillna("").astype(str)
-    out["history_k"] = pd.to_numeric(out["history_k"], errors="coerce")
-    out["hz"] = pd.to_numeric(out["hz"], errors="coerce")
-    out["level"] = pd.to_numeric(out["level"], errors="coerce")
-    ok = out["status"] == "ok"
-    bad = ok & ~out["level"].isin([0, 1, 2, 3, 4])
-    if bad.any():
-        row = out[bad].iloc[0]
-        raise ScoresError(
-            f"{source}: {int(bad.sum())} ok rows have a level outside 0..4, e.g. "
-            f"{row['preset']}/{row['condition']}/{row['game']}: {row['level']!r}"
-        )
-    dup = out.duplicated(EPISODE_KEY, keep=False)
-    if dup.any():
-        row = out[dup].iloc[0]
-        raise ScoresError(
-            f"{source}: {int(dup.sum())} rows repeat an episode, e.g. "
-            f"{row['corpus']}/{row['preset']}/{row['condition']}/{row['game']}"
-        )
-    return out
-
 
 #: Genre label of games whose catalog row has none.
 UNKNOWN_GENRE = "unclassified"
 
 
 def read_scores(path: str | os.PathLike[str]) -> pd.DataFrame:
-    """Read and check a scores table: TSV as the judge stage writes it, or CSV (``.csv``)."""
-    sep = "," if str(path).lower().endswith(".csv") else "\t"
-    try:
-        df = pd.read_csv(path, sep=sep, dtype={"game": str, "genre": str}, keep_default_na=True)
-    except FileNotFoundError:
-        raise FileNotFoundError(f"scores table not found: {path}") from None
-    if "genre" in df.columns:
-        # A game without a genre is its own group, named, not a missing value in every table.
-        df["genre"] = df["genre"].fillna(UNKNOWN_GENRE)
-    return check_scores(df, source=str(path))
+    """Read and check a scores table (playsuite.records.scores): TSV as the judge stage writes
+    it, or CSV (``.csv``). A game without a genre is its own group, named, not a missing value
+    in every table."""
+    df = read_scores_file(path)
+    df.loc[df["genre"] == "", "genre"] = UNKNOWN_GENRE
+    return df
 
 
 def valid(df: pd.DataFrame) -> pd.DataFrame:

@@ -17,6 +17,7 @@ from playsuite.harness.episode import EpisodeLimits
 from playsuite.harness.lock import ShardBusy
 from playsuite.inference.engine import DEFAULT_VLLM
 from playsuite.processes import Terminated
+from playsuite.records.episode import episode_finished, read_meta
 from playsuite.registry import load_registry
 
 DEFAULT_CONDITION = "k0-hz0.33-base"
@@ -83,9 +84,8 @@ def _play(args: argparse.Namespace) -> int:
         min_free_mb=args.min_free_mb,
     )
     code = _run_job(args.command, lambda: run_shard(job))
-    meta_path = out / "meta.json"
-    if meta_path.exists():
-        meta = json.loads(meta_path.read_text())
+    if episode_finished(out):
+        meta = read_meta(out)
         print(
             json.dumps(
                 {

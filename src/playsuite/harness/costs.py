@@ -6,7 +6,8 @@ killed by ``kill -9``, the out-of-memory killer or a node failure never reaches 
 record is written first with status ``running``, rewritten every ``heartbeat_s`` with the wall
 time so far, and rewritten once more with the final status. A record still saying ``running``
 after its job is gone is a killed attempt; its wall time is the last heartbeat (under Slurm, sacct
-replaces it with what the cluster accounted, playsuite.cluster.accounting).
+replaces it with what the cluster accounted, playsuite.cluster.accounting). The record's format
+is the contract of playsuite.records.costs; this module keeps it current.
 """
 
 from __future__ import annotations
@@ -18,16 +19,12 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from playsuite.files import atomic_open
+from playsuite.records.costs import COLUMNS, JUDGE_COLUMNS, RUNNING, write_cost_record
 
-#: The status of an attempt that has not ended (or was killed before it could say so).
-RUNNING = "running"
 #: Seconds between rewrites of a running attempt's wall time.
 HEARTBEAT_S = 30.0
-COLUMNS = ("corpus", "preset", "condition", "shard", "wall_s", "gpus", "status", "slurm_job_id")
-#: A judge job's record: which judge, the play job's columns (the judged episodes' preset), and
-#: the two settings Figure 10c compares (empty: the default; playsuite.analysis.efficiency).
-JUDGE_COLUMNS = ("judge", *COLUMNS, "prefetch", "max_num_batched_tokens")
+#: The record's columns and statuses are the contract of playsuite.records.costs.
+__all__ = ["COLUMNS", "HEARTBEAT_S", "JUDGE_COLUMNS", "RUNNING", "CostRecord"]
 
 
 class CostRecord:
@@ -57,9 +54,7 @@ class CostRecord:
             # under Slurm the cost figure takes wall time and GPUs from sacct; empty elsewhere
             "slurm_job_id": os.environ.get("SLURM_JOB_ID", ""),
         }
-        with atomic_open(self.path) as fh:
-            fh.write("\t".join(self.columns) + "\n")
-            fh.write("\t".join(str(row[c]) for c in self.columns) + "\n")
+        write_cost_record(self.path, row, self.columns)
 
     def _beat(self) -> None:
         while not self._stop.wait(self.heartbeat_s):

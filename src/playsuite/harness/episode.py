@@ -50,6 +50,7 @@ from playsuite.corpus import GameEntry
 from playsuite.files import InsufficientSpace
 from playsuite.harness.recorder import EpisodeRecorder
 from playsuite.inference.client import InferenceRequestError
+from playsuite.records.episode import META_FORMAT, EpisodeMeta
 from playsuite.registry import Preset
 from playsuite.runtimes.base import GameFailure, Observation, RunStatus, Runtime, RuntimeOptions
 
@@ -225,7 +226,7 @@ def run_episode(
     policy: Policy,
     make_runtime: Callable[[GameEntry, RuntimeOptions], Runtime],
     on_step: Callable[[int, float], None] | None = None,
-) -> dict[str, Any]:
+) -> EpisodeMeta:
     """Play one episode into ``spec.out_dir`` and return its ``meta.json`` content.
 
     Raises :class:`InfrastructureError` (after discarding partial files) when the policy cannot
@@ -238,7 +239,8 @@ def run_episode(
         spec.preset, spec.condition, spec.game.to_dict(), readme_text=spec.readme_text
     )
     history = History(spec.condition.history_k)
-    meta: dict[str, Any] = {
+    meta: EpisodeMeta = {  # the contract: playsuite.records.episode, checked when written
+        "format": META_FORMAT,
         "corpus": spec.corpus,
         "game": spec.game.id,
         "runtime": spec.game.runtime,

@@ -57,19 +57,14 @@ from playsuite.harness.episode import (
     settings_changes,
 )
 from playsuite.harness.lock import ShardBusy, exclusive_lock, lock_path_for
-from playsuite.harness.manifest import EpisodeSummary, write_manifest
 from playsuite.harness.monitor import EpisodeMonitor, monitor_dir, needs_monitoring
-from playsuite.harness.recorder import (
-    FREE_SPACE_SETTING,
-    EpisodeError,
-    episode_finished,
-    read_meta,
-    staging_leftovers,
-)
+from playsuite.harness.recorder import FREE_SPACE_SETTING, staging_leftovers
 from playsuite.harness.scratch import owned_tempdir, sweep_stale_tempdirs
 from playsuite.inference.command import fill_server_argv
 from playsuite.inference.engine import DEFAULT_VLLM
 from playsuite.processes import Terminated, die_with_parent, raise_on_sigterm, sigterm_raises
+from playsuite.records.episode import EpisodeError, episode_finished, read_meta
+from playsuite.records.manifest import EpisodeSummary, write_manifest
 from playsuite.registry import Preset
 from playsuite.runtimes.acquire import AcquisitionError, load_acquired
 from playsuite.runtimes.base import is_final_status
@@ -152,17 +147,7 @@ class ShardJob:
 
 
 def summary_of(job: ShardJob, game_id: str, meta: dict[str, Any]) -> EpisodeSummary:
-    return EpisodeSummary(
-        game=game_id,
-        status=str(meta.get("status", "")),
-        steps=int(meta.get("steps", 0)),
-        frames=int(meta.get("frames", 0)),
-        t_game=float(meta.get("t_game", 0.0)),
-        wall_s=float(meta.get("wall_s", 0.0)),
-        invalid_rate=float(meta.get("invalid_rate", 0.0)),
-        episode_dir=str(job.episode_dir(game_id)),
-        error=str(meta.get("error", "")),
-    )
+    return EpisodeSummary.from_meta(game_id, meta, job.episode_dir(game_id))
 
 
 def _make_policy(job: ShardJob, seed: int, uds: str | None, clients: dict[str, Any]) -> Any:

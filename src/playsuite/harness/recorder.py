@@ -1,5 +1,8 @@
 """Writing an episode directory: game-time video, action trace, metadata.
 
+The files and their content are the contract of playsuite.records.episode; this module records
+them.
+
 An episode is recorded into a private staging folder beside its directory, named after the
 recording process (``.GAME.pid1234-abcd1234.partial``), and the finished folder, ``meta.json``
 included, is renamed onto the episode directory in one step. Its ``meta.json`` therefore means
@@ -13,7 +16,6 @@ mixing its files into the first one's folder.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
 import shutil
@@ -25,18 +27,17 @@ from typing import Any
 import av
 import numpy as np
 
-from playsuite.files import publish_dir, read_json, require_free_space, write_json_atomic
+from playsuite.files import publish_dir, require_free_space
+from playsuite.records.episode import (
+    TRACE_NAME,
+    VIDEO_NAME,
+    episode_finished,
+    trace_line,
+    write_meta,
+)
 
-VIDEO_NAME = "episode.mp4"
-TRACE_NAME = "trace.jsonl"
-META_NAME = "meta.json"
 #: Named in the error when the disk is too full to start a video (config and command line).
 FREE_SPACE_SETTING = "setting play.min_free_mb, option --min-free-mb"
-
-
-def episode_finished(out_dir: str | os.PathLike[str]) -> bool:
-    """True when ``out_dir`` holds a complete episode (``meta.json`` is written last)."""
-    return (Path(out_dir) / META_NAME).is_file()
 
 
 def clean_partial(out_dir: Path) -> None:
@@ -172,7 +173,7 @@ class EpisodeRecorder:
             self.video.add(frame)
 
     def add_step(self, record: dict[str, Any]) -> None:
-        self._trace.write(json.dumps(record, ensure_ascii=False) + "\n")
+        self._trace.write(trace_line(record))
         self._trace.flush()
         self.steps += 1
 
@@ -191,7 +192,7 @@ class EpisodeRecorder:
             else:
                 self._video_tmp.unlink(missing_ok=True)
             _fsync(self._trace_tmp)
-            write_json_atomic(self.staging / META_NAME, meta)
+            write_meta(self.staging, meta)  # checked against the contract first
             publish_dir(self.staging, self.out_dir)
         except BaseException:
             shutil.rmtree(self.staging, ignore_errors=True)
@@ -220,37 +221,3 @@ class EpisodeRecorder:
 def _fsync(path: Path) -> None:
     with open(path, "rb+") as fh:
         os.fsync(fh.fileno())
-
-
-# -- reading an episode's meta.json back (the judges, resume) ---------------------------
-
-
-class EpisodeError(ValueError):
-    """An episode directory that is missing files or holds malformed ones."""
-
-
-class CorruptEpisode(EpisodeError):
-    """A file of the episode exists but cannot be read as what it should be. Distinct from a
-    missing episode: something was recorded and then damaged, and it must be seen, not skipped.
-    ``file`` is the damaged file."""
-
-    def __init__(self, file: Path, detail: str) -> None:
-        super().__init__(f"{file}: {detail}")
-        self.file = file
-
-
-def read_meta(path: str | Path) -> dict[str, Any]:
-    """``meta.json`` of an episode directory: :class:`EpisodeError` when it is absent,
-    :class:`CorruptEpisode` when it is there but not a JSON object."""
-    file = Path(path) / META_NAME
-    try:
-        meta = read_json(file)
-    except FileNotFoundError:
-        raise EpisodeError(f"{path}: no {META_NAME}") from None
-    except ValueError as exc:  # not JSON, or not UTF-8 text
-        raise CorruptEpisode(file, f"not JSON: {exc}") from None
-    except OSError as exc:
-        raise CorruptEpisode(file, f"cannot be read: {exc}") from None
-    if not isinstance(meta, dict):
-        raise CorruptEpisode(file, "must hold a JSON object")
-    return meta

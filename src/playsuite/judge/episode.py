@@ -1,14 +1,9 @@
-"""Reading an episode directory (DESIGN.md "Episode directory") for the judges.
+"""An episode directory as the judges see it: its metadata, its steps in game time, its video.
 
-The harness writes episodes; every judge reads them through this module only, so the on-disk
-format is interpreted in one place:
-
-- ``meta.json``: run metadata; ``status`` says whether the run counts (``ok``) and why not.
-- ``trace.jsonl``: one JSON object per agent step with ``step``, ``t_game`` (seconds of game time
-  when the step's actions were applied), ``frame``, ``response``, ``actions`` (canonical list),
-  ``invalid``, ``latency_s`` and, for games that declare probes, ``probes`` (name -> value read
-  from the game right after the step's observation; ``null`` when the expression failed).
-- ``episode.mp4``: H.264 video of game time only.
+The files and their checks are the contract of playsuite.records.episode (``meta.json``,
+``trace.jsonl``, ``episode.mp4``); this module keeps what the judges use of them. ``status`` in
+``meta.json`` says whether the run counts (``ok``) and why not; each step's ``probes`` (games that
+declare probes) are the values read from the game right after the step's observation.
 
 The episode's coordinates (corpus, preset, condition, game) come from ``meta.json`` when it names
 them, else from the directory path ``results/runs/{corpus}/{preset}/{condition}/{game}``.
@@ -16,16 +11,38 @@ them, else from the directory path ``results/runs/{corpus}/{preset}/{condition}/
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from playsuite.harness.recorder import META_NAME, CorruptEpisode, EpisodeError, read_meta
+from playsuite.records import episode as record
+from playsuite.records.episode import (
+    META_NAME,
+    TRACE_NAME,
+    VIDEO_NAME,
+    CorruptEpisode,
+    EpisodeError,
+    EpisodeMeta,
+    TraceStep,
+    read_meta,
+)
 
 META = META_NAME
-TRACE = "trace.jsonl"
-VIDEO = "episode.mp4"
+TRACE = TRACE_NAME
+VIDEO = VIDEO_NAME
+#: The judges' names for what playsuite.records.episode defines.
+__all__ = [
+    "META",
+    "TRACE",
+    "VIDEO",
+    "CorruptEpisode",
+    "Episode",
+    "EpisodeError",
+    "Step",
+    "load_episode",
+    "read_meta",
+    "read_trace",
+]
 
 
 @dataclass(frozen=True)
@@ -49,7 +66,7 @@ class Episode:
     """An episode directory: metadata, trace and the video's path."""
 
     path: Path
-    meta: dict[str, Any]
+    meta: EpisodeMeta
     steps: tuple[Step, ...]
 
     @property
@@ -81,51 +98,19 @@ class Episode:
         return any(s.probes for s in self.steps)
 
 
-def _step(obj: Any, file: Path, where: str) -> Step:
-    if not isinstance(obj, dict):
-        raise CorruptEpisode(file, f"{where}: a trace line must be a JSON object")
-    try:
-        t_game = float(obj["t_game"])
-        actions = obj.get("actions") or []
-        if not isinstance(actions, list) or not all(isinstance(a, dict) for a in actions):
-            raise CorruptEpisode(file, f"{where}: 'actions' must be a list of objects")
-        probes = obj.get("probes") or {}
-        if not isinstance(probes, dict):
-            raise CorruptEpisode(file, f"{where}: 'probes' must be an object")
-        return Step(
-            step=int(obj.get("step", 0)),
-            t_game=t_game,
-            actions=tuple(actions),
-            invalid=bool(obj.get("invalid", False)),
-            probes=probes,
-        )
-    except KeyError as exc:
-        raise CorruptEpisode(file, f"{where}: missing field {exc}") from None
-    except (TypeError, ValueError) as exc:
-        if isinstance(exc, EpisodeError):
-            raise
-        raise CorruptEpisode(file, f"{where}: {exc}") from None
+def _step(obj: TraceStep) -> Step:
+    return Step(
+        step=int(obj.get("step", 0)),
+        t_game=float(obj["t_game"]),
+        actions=tuple(obj.get("actions") or ()),
+        invalid=bool(obj.get("invalid", False)),
+        probes=obj.get("probes") or {},
+    )
 
 
 def read_trace(path: str | Path) -> tuple[Step, ...]:
     """The trace's steps in order of game time; an absent trace is an empty one."""
-    file = Path(path) / TRACE
-    if not file.exists():
-        return ()
-    steps = []
-    try:
-        with open(file, encoding="utf-8") as fh:
-            lines = fh.readlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CorruptEpisode(file, f"cannot be read: {exc}") from None
-    for n, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise CorruptEpisode(file, f"line {n}: not JSON: {exc}") from None
-        steps.append(_step(obj, file, f"line {n}"))
+    steps = [_step(obj) for obj in record.read_trace(path)]
     return tuple(sorted(steps, key=lambda s: (s.t_game, s.step)))
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from playsuite.config import ConfigError
 from playsuite.corpus import GameEntry, find_game, load_corpus
+from playsuite.files import read_json
 from playsuite.inference.command import fill_server_argv
 from playsuite.inference.engine import DEFAULT_VLLM
 from playsuite.judge.context import game_context, load_prompt, read_readme
@@ -26,6 +27,12 @@ from playsuite.judge.episode import Episode, EpisodeError, load_episode
 from playsuite.judge.frame_judge import judge_episode_frames
 from playsuite.judge.result import episode_unreadable, write_judgement
 from playsuite.judge.state_judge import judge_state
+from playsuite.records.manifest import (
+    judged_episode,
+    manifest_episodes,
+    read_judge_manifest,
+    write_judge_manifest,
+)
 from playsuite.registry import JudgePreset, load_registry
 
 #: The workflow's ``judge:`` settings when config.yaml leaves them out (docs/judging.md).
@@ -240,9 +247,6 @@ def judge_shard(
     return counts
 
 
-MANIFEST_COLUMNS = ("game", "status", "level", "judgement", "episode_dir", "error")
-
-
 def run_shard_manifest(
     name: str,
     episode_dirs: Sequence[str | os.PathLike[str]],
@@ -253,15 +257,11 @@ def run_shard_manifest(
 ) -> dict[str, int]:
     """Judge a shard's episodes into ``judgement_dir/{game}.json``, then write its manifest.
 
-    The manifest (TSV: game, status, level, judgement, episode_dir, error) is the shard job's one
+    The manifest (playsuite.records.manifest.JudgedEpisode) is the shard job's one
     declared output and is written last and atomically: its presence means the shard is done.
     ``stems`` names the judgement files instead of the games, for shards whose episodes come from
     several runs and may share a game (the validation set names them by blinded id).
     """
-    import csv
-
-    from playsuite.files import atomic_open, read_json
-
     names = list(stems) if stems is not None else [Path(d).name for d in episode_dirs]
     if len(names) != len(episode_dirs) or len(set(names)) != len(names):
         raise ValueError("judgement names must be unique, one per episode")
@@ -270,32 +270,17 @@ def run_shard_manifest(
         for d, stem in zip(episode_dirs, names, strict=True)
     ]
     counts = judge_shard(name, jobs, options)
-    with atomic_open(manifest) as fh:
-        writer = csv.writer(fh, delimiter="\t", lineterminator="\n")
-        writer.writerow(MANIFEST_COLUMNS)
-        for episode_dir, out in sorted(jobs, key=lambda j: j[0].name):
-            obj = read_json(out)
-            error = " ".join(str(obj.get("error") or "").split())[:500]
-            level = obj.get("level", "")
-            writer.writerow([episode_dir.name, obj["status"], level, out, episode_dir, error])
+    rows = [
+        judged_episode(episode_dir, out, read_json(out))
+        for episode_dir, out in sorted(jobs, key=lambda j: j[0].name)
+    ]
+    write_judge_manifest(manifest, rows)
     return counts
 
 
-def read_shard_manifest(path: str | os.PathLike[str]) -> list[dict[str, str]]:
-    import csv
-
-    with open(path, encoding="utf-8", newline="") as fh:
-        return list(csv.DictReader(fh, delimiter="\t"))
-
-
-def play_manifest_episodes(path: str | os.PathLike[str]) -> list[str]:
-    """Episode directories a play shard manifest lists (its ``episode_dir`` column)."""
-    import csv
-
-    run_dir = Path(path).parent.parent
-    with open(path, encoding="utf-8", newline="") as fh:
-        rows = list(csv.DictReader(fh, delimiter="\t"))
-    return [row.get("episode_dir") or str(run_dir / row["game"]) for row in rows]
+#: The judge and play manifests as the judge stage's callers know them.
+read_shard_manifest = read_judge_manifest
+play_manifest_episodes = manifest_episodes
 
 
 def probe_episodes(episode_dirs: Sequence[str], catalogs: dict[str, str]) -> list[str]:

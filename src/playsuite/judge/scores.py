@@ -1,7 +1,7 @@
-"""The scores table ``results/scores/{judge}.tsv``: one row per judged episode.
+"""Filling the scores table ``results/scores/{judge}.tsv``: one row per judged episode.
 
-Columns (DESIGN.md "Tables"): ``corpus preset family condition history_k hz variant game genre
-judge level status``. ``status`` is the episode's run status when the run did not end ``ok``
+The table's columns, writer and reader are the contract of playsuite.records.scores; this module
+decides each row. ``status`` is the episode's run status when the run did not end ``ok``
 (crashed, timeout...), else ``ok`` when the judge produced a level, else ``judge_<status>``
 (``judge_failed``, ``judge_no_video``, ``judge_no_probes``, ``judge_corrupt_video``...). An
 episode whose ``meta.json`` is damaged has the status ``corrupt_meta`` (``missing_episode`` when
@@ -20,24 +20,9 @@ from typing import Any
 import pandas as pd
 
 from playsuite.config import Condition
-from playsuite.files import atomic_open
-from playsuite.judge.episode import CorruptEpisode, EpisodeError, read_meta
 from playsuite.judge.result import CORRUPT_META, OK, read_judgement
-
-SCORE_COLUMNS: tuple[str, ...] = (
-    "corpus",
-    "preset",
-    "family",
-    "condition",
-    "history_k",
-    "hz",
-    "variant",
-    "game",
-    "genre",
-    "judge",
-    "level",
-    "status",
-)
+from playsuite.records.episode import CorruptEpisode, EpisodeError, read_meta
+from playsuite.records.scores import scores_frame
 
 
 def score_row(
@@ -77,14 +62,6 @@ def score_row(
     }
 
 
-def scores_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
-    df = pd.DataFrame(list(rows), columns=list(SCORE_COLUMNS))
-    df["level"] = df["level"].astype("Int64")
-    return df.sort_values(["corpus", "preset", "condition", "game"], kind="stable").reset_index(
-        drop=True
-    )
-
-
 def collect_scores(
     judge: str,
     episodes: Iterable[tuple[str | os.PathLike[str], str | os.PathLike[str]]],
@@ -118,9 +95,3 @@ def collect_scores(
             )
         )
     return scores_frame(rows)
-
-
-def write_scores(df: pd.DataFrame, path: str | os.PathLike[str]) -> None:
-    """Write the table as TSV, atomically."""
-    with atomic_open(path) as fh:
-        df.to_csv(fh, sep="\t", index=False, columns=list(SCORE_COLUMNS))

@@ -31,11 +31,11 @@ from typing import Any
 import pandas as pd
 
 from playsuite.config import Condition, ConfigError, schema_default
-from playsuite.harness.manifest import read_manifest
 from playsuite.judge.agreement import JUDGE_PREFIX
 from playsuite.judge.episode import VIDEO
 from playsuite.judge.result import OK, read_judgement
 from playsuite.judge.schema import BOOLEAN_FIELDS
+from playsuite.records.manifest import read_manifest
 
 #: The key from blinded id to episode (kept away from raters).
 SAMPLE_COLUMNS = ("video_id", "corpus", "preset", "condition", "game", "episode_dir")

@@ -1,0 +1,298 @@
+"""The episode directory (DESIGN.md "Episode directory"): its file names, ``meta.json`` and trace.
+
+The harness records an episode into ``results/runs/{corpus}/{preset}/{condition}/{game}/``:
+
+- ``meta.json`` (:class:`EpisodeMeta`): what was played (game, preset, condition, seed, limits,
+  versions) and how it ended (status, steps, frames, timings). Written last: its presence means
+  the episode finished, with whatever status.
+- ``trace.jsonl`` (:class:`TraceStep`): one JSON object per agent step.
+- ``episode.mp4``: H.264 video of game time only (absent when no frame was ever produced).
+
+The harness writes these files and the judges, the node runner's resume and the inspection pages
+read them back, all through this module, so a damaged or foreign file is named the same way
+everywhere (:class:`CorruptEpisode`) and a missing one is told apart (:class:`EpisodeError`).
+``meta.json`` carries ``format`` (:data:`META_FORMAT`); one written before that key existed must
+still hold ``status``, and reads as format 1.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, TypedDict
+
+from playsuite.files import read_json, write_json_atomic
+from playsuite.records.base import FORMAT_FIELD, RecordError, check_format, check_types
+
+META_NAME = "meta.json"
+TRACE_NAME = "trace.jsonl"
+VIDEO_NAME = "episode.mp4"
+#: Version of ``meta.json`` this code writes (and the newest it reads).
+META_FORMAT = 1
+
+
+class EpisodeError(ValueError):
+    """An episode directory that is missing, or lacks its ``meta.json``."""
+
+
+class CorruptEpisode(EpisodeError, RecordError):
+    """A file of the episode exists but does not hold what it should. Distinct from a missing
+    episode: something was recorded and then damaged (or written by something else), and it must
+    be seen, not skipped. ``file`` is that file."""
+
+
+class Limits(TypedDict):
+    """The caps an episode was played with (``None``: no cap)."""
+
+    max_steps: int | None
+    max_game_s: float | None
+    max_frames: int | None
+
+
+class EpisodeMeta(TypedDict, total=False):
+    """``meta.json``: every key the harness writes, in the order it writes them.
+
+    ``monitor_dir``, ``screen`` and ``final_probes`` are written only when they apply (a
+    monitored game; a game that showed a frame; probes read at a clean end). A file may hold
+    keys beyond these (older or hand-made episodes); they are kept as they are.
+    """
+
+    format: int
+    corpus: str
+    game: str
+    runtime: str
+    preset: str
+    family: str
+    parser: str
+    template: str
+    condition: str
+    history_k: int
+    hz: float
+    variant: str
+    step_seconds: float
+    seed: int
+    versions: dict[str, str]
+    host: str
+    monitored: bool
+    video_fps: float
+    limits: Limits
+    wall_timeout_s: float | None
+    monitor_dir: str
+    screen: list[int]
+    final_probes: dict[str, Any]
+    status: str
+    error: str
+    stop_reason: str
+    steps: int
+    frames: int
+    t_game: float
+    invalid_steps: int
+    invalid_rate: float
+    launch_s: float
+    model_s: float
+    wall_s: float
+    harness_cpu_s: float
+
+
+_NUM = (int, float)
+_NONE = type(None)
+#: JSON types of each key. ``error`` may be null in episodes written before format 1.
+META_TYPES: dict[str, tuple[type, ...]] = {
+    "format": (int,),
+    "corpus": (str,),
+    "game": (str,),
+    "runtime": (str,),
+    "preset": (str,),
+    "family": (str,),
+    "parser": (str,),
+    "template": (str,),
+    "condition": (str,),
+    "history_k": (int,),
+    "hz": _NUM,
+    "variant": (str,),
+    "step_seconds": _NUM,
+    "seed": (int,),
+    "versions": (dict,),
+    "host": (str,),
+    "monitored": (bool,),
+    "video_fps": _NUM,
+    "limits": (dict,),
+    "wall_timeout_s": (*_NUM, _NONE),
+    "monitor_dir": (str,),
+    "screen": (list,),
+    "final_probes": (dict,),
+    "status": (str,),
+    "error": (str, _NONE),
+    "stop_reason": (str,),
+    "steps": (int,),
+    "frames": (int,),
+    "t_game": _NUM,
+    "invalid_steps": (int,),
+    "invalid_rate": _NUM,
+    "launch_s": _NUM,
+    "model_s": _NUM,
+    "wall_s": _NUM,
+    "harness_cpu_s": _NUM,
+}
+LIMITS_TYPES: dict[str, tuple[type, ...]] = {
+    "max_steps": (int, _NONE),
+    "max_game_s": (*_NUM, _NONE),
+    "max_frames": (int, _NONE),
+}
+#: Keys written only when they apply; every other key of :data:`META_TYPES` is in each
+#: ``meta.json`` of format 1.
+OPTIONAL_META = frozenset({"monitor_dir", "screen", "final_probes"})
+#: What an episode written before ``format`` must hold: how it ended.
+LEGACY_REQUIRED = ("status",)
+
+
+def check_meta(obj: Any, file: str | os.PathLike[str]) -> EpisodeMeta:
+    """``obj`` as :class:`EpisodeMeta` when it follows the contract, else :class:`CorruptEpisode`
+    naming ``file``: not an object, a newer format, a key missing or of the wrong type."""
+    if not isinstance(obj, dict):
+        raise CorruptEpisode(file, "must hold a JSON object")
+    try:
+        # One version so far: which one it is decides nothing yet, only that it is known.
+        check_format(file, obj.get(FORMAT_FIELD), META_FORMAT, "meta.json")
+        if FORMAT_FIELD in obj:
+            required = [k for k in META_TYPES if k not in OPTIONAL_META]
+        else:
+            required = list(LEGACY_REQUIRED)
+        missing = [k for k in required if k not in obj]
+        if missing:
+            raise RecordError(file, f"missing keys {missing}")
+        check_types(file, obj, META_TYPES)
+        if isinstance(obj.get("limits"), dict):
+            check_types(file, obj["limits"], LIMITS_TYPES, where="limits.")
+    except RecordError as exc:
+        raise _corrupt(exc) from None
+    return obj  # type: ignore[return-value]  # checked above
+
+
+def _corrupt(exc: RecordError) -> CorruptEpisode:
+    """The same complaint as a damaged file of the episode."""
+    if isinstance(exc, CorruptEpisode):
+        return exc
+    return CorruptEpisode(exc.file, str(exc).removeprefix(f"{exc.file}: "))
+
+
+def read_meta(path: str | os.PathLike[str]) -> EpisodeMeta:
+    """``meta.json`` of the episode directory ``path``, checked (:func:`check_meta`):
+    :class:`EpisodeError` when it is absent, :class:`CorruptEpisode` when it cannot be read or
+    does not follow the contract."""
+    file = Path(path) / META_NAME
+    try:
+        obj = read_json(file)
+    except FileNotFoundError:
+        raise EpisodeError(f"{path}: no {META_NAME}") from None
+    except ValueError as exc:  # not JSON, or not UTF-8 text
+        raise CorruptEpisode(file, f"not JSON: {exc}") from None
+    except OSError as exc:
+        raise CorruptEpisode(file, f"cannot be read: {exc}") from None
+    return check_meta(obj, file)
+
+
+def write_meta(path: str | os.PathLike[str], meta: Mapping[str, Any]) -> None:
+    """Write ``meta.json`` into the directory ``path``, atomically, after checking it: a writer
+    that forgets a key or gives one the wrong type fails here, not in a reader months later."""
+    file = Path(path) / META_NAME
+    write_json_atomic(file, check_meta(dict(meta), file))
+
+
+def episode_finished(path: str | os.PathLike[str]) -> bool:
+    """True when ``path`` holds a finished episode (``meta.json`` is written last)."""
+    return (Path(path) / META_NAME).is_file()
+
+
+def video_fps(meta: Mapping[str, Any]) -> float | None:
+    """Frames per second of the episode's video as ``meta.json`` records it (``fps`` in
+    hand-made episodes that predate ``video_fps``), or None."""
+    value = meta.get("video_fps") or meta.get("fps")
+    return float(value) if isinstance(value, int | float) and value else None
+
+
+# -- the trace ------------------------------------------------------------------------------
+
+
+class TraceStep(TypedDict, total=False):
+    """One line of ``trace.jsonl``: an agent step.
+
+    ``t_game``: game time (s) when the step's actions were applied; ``frame``: the video frame
+    index then; ``actions``: the canonical actions parsed from ``response``; ``probes``: values
+    read from the game right after the step's observation (``null`` where an expression
+    failed); ``info``: what the policy reported beside its answer.
+    """
+
+    step: int
+    t_game: float
+    frame: int
+    response: str
+    actions: list[dict[str, Any]]
+    invalid: bool
+    latency_s: float
+    image_size: list[int]
+    probes: dict[str, Any]
+    info: dict[str, Any]
+
+
+TRACE_TYPES: dict[str, tuple[type, ...]] = {
+    "step": (int,),
+    "t_game": _NUM,
+    "frame": (int,),
+    "response": (str,),
+    "actions": (list,),
+    "invalid": (bool,),
+    "latency_s": _NUM,
+    "image_size": (list,),
+    "probes": (dict, _NONE),
+    "info": (dict,),
+}
+#: What each trace line must hold: when it happened.
+TRACE_REQUIRED = ("t_game",)
+
+
+def trace_line(step: Mapping[str, Any]) -> str:
+    """One ``trace.jsonl`` line (with its newline) for ``step``."""
+    return json.dumps(step, ensure_ascii=False) + "\n"
+
+
+def check_trace_step(obj: Any, file: str | os.PathLike[str], where: str) -> TraceStep:
+    """``obj`` (line ``where`` of ``file``) as :class:`TraceStep`, else :class:`CorruptEpisode`."""
+    if not isinstance(obj, dict):
+        raise CorruptEpisode(file, f"{where}: a trace line must be a JSON object")
+    missing = [k for k in TRACE_REQUIRED if k not in obj]
+    if missing:
+        raise CorruptEpisode(file, f"{where}: missing field {missing[0]!r}")
+    try:
+        check_types(file, obj, TRACE_TYPES, where=f"{where}: ")
+    except RecordError as exc:
+        raise _corrupt(exc) from None
+    actions = obj.get("actions") or []
+    if not all(isinstance(a, dict) for a in actions):
+        raise CorruptEpisode(file, f"{where}: 'actions' must be a list of objects")
+    return obj  # type: ignore[return-value]  # checked above
+
+
+def read_trace(path: str | os.PathLike[str]) -> list[TraceStep]:
+    """The steps of the episode directory ``path`` in file order, each checked; an absent trace
+    is an empty one (a game that failed before its first step)."""
+    file = Path(path) / TRACE_NAME
+    if not file.exists():
+        return []
+    try:
+        with open(file, encoding="utf-8") as fh:
+            lines = fh.readlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CorruptEpisode(file, f"cannot be read: {exc}") from None
+    steps = []
+    for n, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise CorruptEpisode(file, f"line {n}: not JSON: {exc}") from None
+        steps.append(check_trace_step(obj, file, f"line {n}"))
+    return steps
