@@ -44,6 +44,7 @@ from engine_common import REPO, add_engine_args, engine_server, machine
 sys.path.insert(0, str(REPO))
 
 from playsuite.judge.run import JudgeOptions, judge_shard
+from playsuite.records.episode import episode_finished
 from playsuite.registry import load_registry
 from playsuite.testing.synthetic_episode import Script, write_episode
 
@@ -57,7 +58,7 @@ def make_videos(root: Path, count: int, seconds: float, fps: float) -> tuple[lis
     dirs = []
     for i in range(count):
         path = runs / f"v{i:03d}"
-        if not (path / "meta.json").exists():
+        if not episode_finished(path):
             rng = random.Random(i)
             steps = {0.0: [{"kind": "wait"}], 3.0: [{"kind": "key", "keys": ["enter"]}]}
             t = 6.0

@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import collections
 import dataclasses
-import json
 import tempfile
 import time
 from pathlib import Path
@@ -38,6 +37,7 @@ from harness_throughput import probe_games
 from playsuite.config import Condition
 from playsuite.harness.cli import limits_for
 from playsuite.harness.node import ServerSettings, ShardJob, run_shard
+from playsuite.records.episode import META_NAME, read_meta
 from playsuite.registry import load_registry
 
 
@@ -94,8 +94,8 @@ def main() -> None:
         ends, begins, model_s, steps = [], [], [], 0
         statuses: collections.Counter[str] = collections.Counter()
         for game in games:
-            meta_path = runs / game.id / "meta.json"
-            meta = json.loads(meta_path.read_text())
+            meta_path = runs / game.id / META_NAME
+            meta = read_meta(runs / game.id)
             end = meta_path.stat().st_mtime
             ends.append(end)
             begins.append(end - meta["wall_s"])

@@ -13,7 +13,6 @@ Targets (issue 4): >= 0.9 x W scaling until CPU-bound; <= 0.6 s CPU per 3 s pyga
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import tempfile
@@ -27,6 +26,7 @@ from playsuite.corpus import load_corpus
 from playsuite.files import write_text_atomic
 from playsuite.harness.cli import limits_for
 from playsuite.harness.node import ServerSettings, ShardJob, run_shard
+from playsuite.records.episode import read_meta
 from playsuite.registry import load_registry
 from playsuite.runtimes.acquire import acquire
 from playsuite.testing.standin import standin_argv
@@ -100,7 +100,7 @@ def main() -> None:
         wall = time.perf_counter() - started
         if code:
             raise SystemExit(f"W={workers}: node job failed (exit {code})")
-        metas = [json.loads((runs / g.id / "meta.json").read_text()) for g in games]
+        metas = [read_meta(runs / g.id) for g in games]
         cpu = statistics.mean(m["harness_cpu_s"] / max(m["steps"], 1) for m in metas)
         rate = len(metas) / wall * 3600
         base = base or rate

@@ -122,8 +122,9 @@ def format_agreement(title: str, rows: Sequence[FieldAgreement]) -> str:
 
 def play(game: str, agent: str, seed: int, steps: int, out: Path, games_dir: Path) -> str:
     """One episode with ``playsuite play``; returns its status (kept if already played)."""
-    meta = out / "meta.json"
-    if not meta.exists():
+    from playsuite.records.episode import episode_finished, read_meta
+
+    if not episode_finished(out):
         cmd = [
             str(Path(sys.executable).with_name("playsuite")),
             "play",
@@ -141,9 +142,9 @@ def play(game: str, agent: str, seed: int, steps: int, out: Path, games_dir: Pat
             str(out),
         ]
         subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, check=False)
-    if not meta.exists():
+    if not episode_finished(out):
         return "no_episode"
-    return str(json.loads(meta.read_text()).get("status"))
+    return read_meta(out)["status"]
 
 
 def judge_all(episode_dir: Path) -> dict[str, dict[str, Any]]:

@@ -22,11 +22,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from playsuite.judge.episode import load_episode
 from playsuite.judge.frame_judge import judge_frames
 from playsuite.judge.video import encode_mp4_bytes, sample_video
+from playsuite.records.episode import episode_finished
 from playsuite.testing.synthetic_episode import Script, write_episode
 
 
 def make_episode(path: Path, seconds: float) -> Path:
-    if (path / "meta.json").exists():
+    if episode_finished(path):
         return path
     rng = random.Random(0)
     steps = {0.0: [{"kind": "wait"}], 3.0: [{"kind": "key", "keys": ["enter"]}]}

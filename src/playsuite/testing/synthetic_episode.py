@@ -18,8 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from playsuite.files import write_json_atomic, write_text_atomic
+from playsuite.files import write_text_atomic
 from playsuite.harness.recorder import VideoWriter
+from playsuite.records.episode import TRACE_NAME, VIDEO_NAME, trace_line, write_meta
 
 W, H = 640, 480
 SPEED = 160.0
@@ -146,12 +147,11 @@ def write_episode(path: str | Path, script: Script, **meta: Any) -> Path:
             yield _render(state, t)
 
     # The harness's own writer: the same codec settings and keyframe layout as real episodes.
-    writer = VideoWriter(path / "episode.mp4", script.fps)
+    writer = VideoWriter(path / VIDEO_NAME, script.fps)
     for frame in frames():
         writer.add(frame)
     writer.close()
-    lines = "".join(json.dumps(line) + "\n" for line in trace)
-    write_text_atomic(path / "trace.jsonl", lines)
+    write_text_atomic(path / TRACE_NAME, "".join(trace_line(line) for line in trace))
     info = {
         "status": "ok",
         "error": None,
@@ -162,7 +162,7 @@ def write_episode(path: str | Path, script: Script, **meta: Any) -> Path:
         **script.meta,
         **meta,
     }
-    write_json_atomic(path / "meta.json", info)
+    write_meta(path, info)  # checked like the harness's (no format: a hand-made episode)
     return path
 
 
