@@ -34,14 +34,11 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import sys
 import time
 from pathlib import Path
 
 import yaml
-from engine_common import REPO, add_engine_args, engine_server, machine
-
-sys.path.insert(0, str(REPO))
+from engine_common import add_engine_args, engine_server, machine
 
 from playsuite.judge.run import JudgeOptions, judge_shard
 from playsuite.records.episode import episode_finished

@@ -17,8 +17,6 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 from playsuite.judge.episode import load_episode
 from playsuite.judge.frame_judge import judge_frames
 from playsuite.judge.video import encode_mp4_bytes, sample_video

@@ -4,6 +4,9 @@
 - :mod:`playsuite.agents.history` keeps the last k steps and renders them for the prompt.
 - :mod:`playsuite.agents.policy` defines ``StepRequest``, ``PolicyReply`` and ``Policy``.
 - :mod:`playsuite.agents.baselines` holds the ``random`` and ``explorer`` players.
+- :mod:`playsuite.agents.agent` holds :class:`~playsuite.agents.agent.Agent`, which plays
+  with all of the above plus the preset's parser (imported from there: it needs the inference
+  client's errors, which this package's import leaves out).
 """
 
 from playsuite.agents.baselines import BASELINES, ExplorerPolicy, RandomPolicy, make_baseline

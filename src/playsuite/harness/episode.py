@@ -1,8 +1,12 @@
 """One episode: a game, a policy and a condition, played closed-loop into an episode directory.
 
-The loop is DESIGN.md §2: observe → prompt (template, game text, last k steps) → policy → raw
-text → parser → canonical actions → ``runtime.act`` for one step's slice of game time → record.
-Game time only moves inside ``act``, so however long the policy thinks, the video holds game time.
+The loop is DESIGN.md §2: observe → agent (prompt from template, game text and last k steps;
+policy; raw text; parser) → canonical actions → one step of the game's Gymnasium env
+(:class:`~playsuite.runtimes.env.GameEnv`: ``runtime.act`` for one step's slice of game time)
+→ record. Game time only moves inside ``act``, so however long the policy thinks, the video holds
+game time. The :class:`~playsuite.agents.agent.Agent` owns everything about the model's side,
+wrappers (playsuite.harness.wrappers) bound the waits and record the frames, and the loop here
+only checks the caps, passes frames and actions, and sorts out how the episode ended.
 
 What can go wrong is sorted by whose fault it is:
 
@@ -39,23 +43,20 @@ from typing import Any
 import numpy as np
 
 from playsuite import __version__
-from playsuite.actions import Invalid, actions_to_json
-from playsuite.actions.parsers import parse_response
-from playsuite.actions.parsers.common import writable_text
-from playsuite.agents.history import History, entry_from_response
-from playsuite.agents.policy import Policy, StepRequest
-from playsuite.agents.prompts import EpisodePrompt
+from playsuite.actions import actions_to_json
+from playsuite.agents.agent import Agent, AgentStep, PolicyFailed
+from playsuite.agents.policy import Policy
 from playsuite.config import Condition
 from playsuite.corpus import GameEntry
 from playsuite.files import InsufficientSpace
 from playsuite.harness.recorder import EpisodeRecorder
+from playsuite.harness.wrappers import Recording, WallClock
 from playsuite.inference.client import InferenceRequestError
-from playsuite.records.episode import META_FORMAT, EpisodeMeta
+from playsuite.records.episode import META_FORMAT, EpisodeMeta, TraceStep
 from playsuite.registry import Preset
-from playsuite.runtimes.base import GameFailure, Observation, RunStatus, Runtime, RuntimeOptions
+from playsuite.runtimes.base import GameFailure, RunStatus, Runtime, RuntimeOptions
+from playsuite.runtimes.env import GameEnv
 
-#: Shortest launch or slice wait, however little of the episode's wall-clock limit is left.
-MIN_WAIT_S = 1.0
 #: Mean absolute pixel difference above which the screen counts as changed (loop prevention).
 SCREEN_CHANGE_THRESHOLD = 0.5
 
@@ -186,60 +187,45 @@ def _versions() -> dict[str, str]:
     return out
 
 
-def _should_stop(spec: EpisodeSpec, steps: int, t_game: float, frames: int) -> str | None:
-    lim = spec.limits
-    if lim.max_steps is not None and steps >= lim.max_steps:
+def _should_stop(limits: EpisodeLimits, steps: int, t_game: float, frames: int) -> str | None:
+    """The cap the episode has reached (its ``stop_reason``), or None to play on."""
+    if limits.max_steps is not None and steps >= limits.max_steps:
         return "steps"
-    if lim.max_game_s is not None and t_game >= lim.max_game_s - 1e-6:
+    if limits.max_game_s is not None and t_game >= limits.max_game_s - 1e-6:
         return "game_time"
-    if lim.max_frames is not None and frames >= lim.max_frames:
+    if limits.max_frames is not None and frames >= limits.max_frames:
         return "frames"
     return None
 
 
-def _keep_failing_slice(recorder: EpisodeRecorder, failure: GameFailure) -> None:
-    """Add the frames the game produced in the slice it failed in to the video: they show what
-    happened, and a game that dies in its first step would otherwise leave no video at all.
-    Frames the recorder cannot take (another size) are dropped: the failure is what counts."""
-    with contextlib.suppress(ValueError):
-        recorder.add_frames(failure.frames)
+@dataclass
+class EpisodeOutcome:
+    """How an episode went, gathered while it plays; :func:`episode_meta` writes it down."""
+
+    status: RunStatus = RunStatus.OK
+    error: str = ""
+    stop_reason: str = ""
+    #: The first frame's (width, height); None when the game never rendered one.
+    screen: tuple[int, int] | None = None
+    final_probes: dict[str, Any] = field(default_factory=dict)
+    launch_s: float = 0.0
+    model_s: float = 0.0
+    invalid_steps: int = 0
+    started: float = field(default_factory=time.perf_counter)
+    #: This process only: the game and the model run elsewhere.
+    cpu_started: float = field(default_factory=time.process_time)
 
 
-def _bound_waits(options: RuntimeOptions, waits: tuple[float, float], left_s: float | None) -> None:
-    """Cut the runtime's launch and slice waits to the episode's remaining wall-clock time.
-
-    The runtime's own limits (a minute to launch, two to finish a slice) are per call: without
-    this, an episode with a 15 s wall limit could still spend two minutes inside one hung step.
-    The runtime reads its options at each call, so the bound follows the clock.
-    """
-    launch_s, slice_s = waits
-    if left_s is None:
-        options.launch_timeout_s, options.slice_timeout_s = launch_s, slice_s
-        return
-    left_s = max(left_s, MIN_WAIT_S)
-    options.launch_timeout_s = min(launch_s, left_s)
-    options.slice_timeout_s = min(slice_s, left_s)
-
-
-def run_episode(
+def episode_meta(
     spec: EpisodeSpec,
-    policy: Policy,
-    make_runtime: Callable[[GameEntry, RuntimeOptions], Runtime],
-    on_step: Callable[[int, float], None] | None = None,
+    template: str,
+    outcome: EpisodeOutcome,
+    recorder: EpisodeRecorder,
+    video_fps: float,
 ) -> EpisodeMeta:
-    """Play one episode into ``spec.out_dir`` and return its ``meta.json`` content.
-
-    Raises :class:`InfrastructureError` (after discarding partial files) when the policy cannot
-    answer; game failures are recorded, not raised.
-    """
-    started = time.perf_counter()
-    cpu_started = time.process_time()  # this process only: the game and the model run elsewhere
-    step_s = spec.condition.step_seconds
-    prompt = EpisodePrompt.for_run(
-        spec.preset, spec.condition, spec.game.to_dict(), readme_text=spec.readme_text
-    )
-    history = History(spec.condition.history_k)
-    meta: EpisodeMeta = {  # the contract: playsuite.records.episode, checked when written
+    """The episode's ``meta.json`` content: its settings, then how it went (the record's keys
+    and types: playsuite.records.episode, which checks it when the recorder writes it)."""
+    meta: EpisodeMeta = {
         "format": META_FORMAT,
         "corpus": spec.corpus,
         "game": spec.game.id,
@@ -247,12 +233,12 @@ def run_episode(
         "preset": spec.preset.name,
         "family": spec.preset.family,
         "parser": spec.preset.parser,
-        "template": prompt.template.name,
+        "template": template,
         "condition": spec.condition.name,
         "history_k": spec.condition.history_k,
         "hz": spec.condition.hz,
         "variant": spec.condition.variant,
-        "step_seconds": step_s,
+        "step_seconds": spec.condition.step_seconds,
         "seed": spec.seed,
         "versions": _versions(),
         "host": platform.node(),
@@ -262,127 +248,87 @@ def run_episode(
     }
     if spec.monitor_dir is not None:
         meta["monitor_dir"] = str(spec.monitor_dir)
-    status, error, stop_reason = RunStatus.OK, "", ""
-    launch_s = model_s = 0.0
-    invalid_steps = 0
-    t_game = 0.0
+    if outcome.screen is not None:
+        meta["screen"] = list(outcome.screen)
+    if outcome.final_probes:
+        meta["final_probes"] = outcome.final_probes
+    steps = recorder.steps
+    meta.update(
+        {
+            "status": str(outcome.status),
+            "error": outcome.error,
+            "stop_reason": outcome.stop_reason,
+            "steps": steps,
+            "frames": recorder.frames,
+            "t_game": round(recorder.frames / video_fps, 6),
+            "invalid_steps": outcome.invalid_steps,
+            "invalid_rate": round(outcome.invalid_steps / steps, 6) if steps else 0.0,
+            "launch_s": round(outcome.launch_s, 4),
+            "model_s": round(outcome.model_s, 4),
+            "wall_s": round(time.perf_counter() - outcome.started, 4),
+            "harness_cpu_s": round(time.process_time() - outcome.cpu_started, 4),
+        }
+    )
+    return meta
+
+
+def trace_record(decided: AgentStep, frame_index: int, probes: dict[str, Any] | None) -> TraceStep:
+    """One line of ``trace.jsonl``: what the agent saw and answered at a step.
+
+    ``frame_index`` is the video frame the step starts at; ``probes`` the game's probes then.
+    """
+    record: TraceStep = {
+        "step": decided.step,
+        "t_game": round(decided.t_game, 6),
+        "frame": frame_index,
+        "response": decided.response,
+        "actions": actions_to_json(decided.actions),
+        "invalid": decided.invalid,
+        "latency_s": round(decided.latency_s, 4),
+        "image_size": list(decided.image_size),
+    }
+    if probes:
+        record["probes"] = probes
+    if decided.info:
+        record["info"] = decided.info
+    return record
+
+
+def run_episode(
+    spec: EpisodeSpec,
+    policy: Policy | Agent,
+    make_runtime: Callable[[GameEntry, RuntimeOptions], Runtime],
+    on_step: Callable[[int, float], None] | None = None,
+) -> EpisodeMeta:
+    """Play one episode into ``spec.out_dir`` and return its ``meta.json`` content.
+
+    ``policy`` is wrapped in an :class:`Agent` for the spec's preset and condition (or is one).
+    Raises :class:`InfrastructureError` (after discarding partial files) when the policy cannot
+    answer; game failures are recorded, not raised.
+    """
+    outcome = EpisodeOutcome()
+    agent = policy if isinstance(policy, Agent) else Agent(policy, spec.preset, spec.condition)
+    agent.reset(spec.game.to_dict(), readme_text=spec.readme_text)
     # This episode's own copy: its waits are cut to the wall-clock time the episode has left.
     options = dataclasses.replace(spec.runtime_options, seed=spec.seed)
-    waits = (options.launch_timeout_s, options.slice_timeout_s)
-
-    def left_s() -> float | None:
-        limit = spec.limits.wall_timeout_s
-        return None if limit is None else limit - (time.perf_counter() - started)
-
-    _bound_waits(options, waits, left_s())
+    game = GameEnv(
+        spec.game,
+        runtime_options=options,
+        make_runtime=make_runtime,
+        step_seconds=spec.condition.step_seconds,
+    )
+    clock = WallClock(game, options, spec.limits.wall_timeout_s, outcome.started)
     try:
         recorder = EpisodeRecorder(spec.out_dir, options.video_fps, spec.min_free_bytes)
     except InsufficientSpace as exc:  # no room to record: ours to fix, the game plays later
         raise InfrastructureError(str(exc)) from exc
     with recorder:
-        runtime = make_runtime(spec.game, options)
+        game.prepare()  # a runtime that cannot even be built is raised, not blamed on the game
+        env = Recording(clock, recorder)
         try:
-            t0 = time.perf_counter()
-            try:
-                obs: Observation = runtime.start()
-            finally:
-                launch_s = time.perf_counter() - t0
-            # The model sees the frame: its size is the coordinate space of the answer, even for
-            # a game that resizes its window or a screen that clips it.
-            screen = (obs.frame.shape[1], obs.frame.shape[0])
-            meta["screen"] = list(screen)
-            while True:
-                if reason := _should_stop(spec, recorder.steps, t_game, recorder.frames):
-                    stop_reason = reason
-                    break
-                wall = time.perf_counter() - started
-                if spec.limits.wall_timeout_s is not None and wall > spec.limits.wall_timeout_s:
-                    status = RunStatus.TIMEOUT
-                    error = (
-                        f"episode exceeded its wall-clock limit of {spec.limits.wall_timeout_s} s"
-                    )
-                    break
-                step = recorder.steps
-                screen = (obs.frame.shape[1], obs.frame.shape[0])
-                text = prompt.render(screen, history=history)
-                request = StepRequest(
-                    frame=obs.frame,
-                    game=spec.game.to_dict(),
-                    step=step,
-                    t_game=obs.t_game,
-                    screen=screen,
-                    prompt=text,
-                    history=history.entries(),
-                    step_seconds=step_s,
-                    wall_left_s=left_s(),
-                    system=prompt.render_system(screen),
-                )
-                try:
-                    reply = policy.act(request)
-                except InferenceRequestError as exc:
-                    # The server refused the request itself (too many images, a prompt over the
-                    # context): the same request would fail again, so replaying cannot help.
-                    status = RunStatus.MODEL_ERROR
-                    error = f"the model server refused step {step}'s request: {exc}"
-                    stop_reason = "model_error"
-                    break
-                except Exception as exc:
-                    raise InfrastructureError(f"policy {policy.name!r} failed: {exc}") from exc
-                model_s += reply.latency_s
-                actions = parse_response(
-                    spec.preset.parser,
-                    reply.text,
-                    screen=screen,
-                    image=reply.image_size,
-                    options=spec.preset.parser_options,
-                )
-                invalid = any(isinstance(a, Invalid) for a in actions)
-                # What the trace, the history and the next prompt carry: valid Unicode always.
-                response = writable_text(reply.text)
-                record: dict[str, Any] = {
-                    "step": step,
-                    "t_game": round(obs.t_game, 6),
-                    "frame": recorder.frames,
-                    "response": response,
-                    "actions": actions_to_json(actions),
-                    "invalid": invalid,
-                    "latency_s": round(reply.latency_s, 4),
-                    "image_size": list(reply.image_size),
-                }
-                if obs.probes:
-                    record["probes"] = obs.probes
-                if reply.info:
-                    record["info"] = reply.info
-                before = obs.frame
-                history.add(
-                    entry_from_response(
-                        step,
-                        obs.t_game,
-                        response,
-                        invalid=invalid,
-                        frame=before if spec.preset.history_frames else None,
-                    )
-                )
-                _bound_waits(options, waits, left_s())
-                try:
-                    frames = runtime.act(actions, step_s)
-                except GameFailure as failure:
-                    _keep_failing_slice(recorder, failure)
-                    recorder.add_step(record)
-                    invalid_steps += invalid
-                    raise
-                recorder.add_frames(frames)
-                recorder.add_step(record)
-                invalid_steps += invalid  # counted once the step is recorded, never before
-                obs = runtime.observe()
-                t_game = obs.t_game
-                history.mark_last(screen_changed(before, obs.frame))
-                if on_step is not None:
-                    on_step(step, t_game)
-            if status == RunStatus.OK and (probes := runtime.probes()):
-                meta["final_probes"] = probes
+            _play(spec.limits, agent, env, clock, outcome, on_step)
         except GameFailure as failure:
-            status, error = failure.status, str(failure)
+            outcome.status, outcome.error = failure.status, str(failure)
         except InfrastructureError:
             raise
         except InsufficientSpace as exc:  # the disk is ours, not the game's: play it again later
@@ -392,25 +338,66 @@ def run_episode(
             # game: the episode is recorded as a harness error (not final: a rerun replays it),
             # with what was played so far and the traceback in the log.
             traceback.print_exc(file=sys.stderr)
-            status, error = RunStatus.HARNESS_ERROR, f"harness error: {type(exc).__name__}: {exc}"
+            outcome.status = RunStatus.HARNESS_ERROR
+            outcome.error = f"harness error: {type(exc).__name__}: {exc}"
         finally:
-            runtime.close()
-        steps = recorder.steps
-        meta.update(
-            {
-                "status": str(status),
-                "error": error,
-                "stop_reason": stop_reason,
-                "steps": steps,
-                "frames": recorder.frames,
-                "t_game": round(recorder.frames / options.video_fps, 6),
-                "invalid_steps": invalid_steps,
-                "invalid_rate": round(invalid_steps / steps, 6) if steps else 0.0,
-                "launch_s": round(launch_s, 4),
-                "model_s": round(model_s, 4),
-                "wall_s": round(time.perf_counter() - started, 4),
-                "harness_cpu_s": round(time.process_time() - cpu_started, 4),
-            }
-        )
+            env.close()
+        meta = episode_meta(spec, agent.template_name, outcome, recorder, options.video_fps)
         recorder.finish(meta)
     return meta
+
+
+def _play(
+    limits: EpisodeLimits,
+    agent: Agent,
+    env: Recording,
+    clock: WallClock,
+    outcome: EpisodeOutcome,
+    on_step: Callable[[int, float], None] | None,
+) -> None:
+    """Launch the game, then play steps until a cap or the game's end; fills ``outcome``.
+
+    Game failures at launch, and bugs, are raised; a failing step ends the episode with its
+    status after the step (and the frames the game managed) is recorded.
+    """
+    recorder = env.recorder
+    started = time.perf_counter()
+    try:
+        frame, info = env.reset()
+    finally:
+        outcome.launch_s = time.perf_counter() - started
+    outcome.screen = (frame.shape[1], frame.shape[0])
+    t_game = 0.0
+    while True:
+        if reason := _should_stop(limits, recorder.steps, t_game, recorder.frames):
+            outcome.stop_reason = reason
+            break
+        if clock.over():
+            outcome.status = RunStatus.TIMEOUT
+            outcome.error = f"episode exceeded its wall-clock limit of {limits.wall_timeout_s} s"
+            return
+        try:
+            decided = agent.act(frame, info["t_game"], clock.left_s())
+        except InferenceRequestError as exc:
+            # The server refused the request itself (too many images, a prompt over the
+            # context): the same request would fail again, so replaying cannot help.
+            outcome.status = RunStatus.MODEL_ERROR
+            outcome.error = f"the model server refused step {agent.steps}'s request: {exc}"
+            outcome.stop_reason = "model_error"
+            return
+        except PolicyFailed as exc:
+            raise InfrastructureError(str(exc)) from exc.__cause__
+        outcome.model_s += decided.latency_s
+        record = trace_record(decided, recorder.frames, info.get("probes"))
+        before = frame
+        frame, _, ended, _, info = env.step(decided.actions)
+        recorder.add_step(record)
+        outcome.invalid_steps += decided.invalid  # counted once the step is recorded
+        if ended:  # the game quit, crashed or hung: its status, with everything so far kept
+            outcome.status, outcome.error = RunStatus(info["status"]), info["error"]
+            return
+        t_game = info["t_game"]
+        agent.observe_result(screen_changed(before, frame))
+        if on_step is not None:
+            on_step(decided.step, t_game)
+    outcome.final_probes = env.unwrapped.probes()  # type: ignore[attr-defined]

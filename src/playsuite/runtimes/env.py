@@ -5,12 +5,17 @@ or :mod:`playsuite.actions` objects); each ``step`` advances game time by ``step
 Info: game time, probes, and the video frames the step produced. Reward is always 0: the games
 have no common reward; use probes (e.g. a score) to build one. A game that quits, crashes or
 hangs ends the episode (``terminated``) with its status in ``info``, it never raises.
+
+The benchmark's own episode loop (playsuite.harness.episode) plays through this env too: it
+passes its runtime factory and its :class:`RuntimeOptions` (the same object, whose waits it
+tightens as the episode's wall-clock time runs out) instead of a game folder.
 """
 
 from __future__ import annotations
 
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -21,6 +26,8 @@ from playsuite.actions import Action, action_from_dict
 from playsuite.corpus import GameEntry
 from playsuite.runtimes.base import GameFailure, Runtime, RuntimeOptions
 from playsuite.runtimes.factory import make_runtime
+
+RuntimeFactory = Callable[[GameEntry, RuntimeOptions], Runtime]
 
 
 class ActionList(gym.spaces.Space):
@@ -46,74 +53,132 @@ def _actions(value: Any) -> list[Action]:
 
 
 class GameEnv(gym.Env):
-    """``GameEnv(game, game_dir)``: one sandboxed game; ``reset`` (re)starts it."""
+    """``GameEnv(game, game_dir)``: one sandboxed game; ``reset`` (re)starts it.
+
+    ``GameEnv(game, runtime_options=options, make_runtime=factory)`` plays with the caller's
+    options as they are (their workdir, game folder and seed) and its own runtime factory.
+    """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array"]}
 
     def __init__(
         self,
         game: GameEntry,
-        game_dir: str | Path,
+        game_dir: str | Path | None = None,
         *,
         step_seconds: float = 1.0,
         workdir: str | Path | None = None,
+        runtime_options: RuntimeOptions | None = None,
+        make_runtime: RuntimeFactory = make_runtime,
         **options: Any,
     ) -> None:
+        if (game_dir is None) == (runtime_options is None):
+            raise ValueError("give either game_dir or runtime_options")
         self.game = game
-        self.game_dir = Path(game_dir)
+        self.runtime_options = runtime_options
         self.step_seconds = step_seconds
-        self._own_workdir = workdir is None
-        self.workdir = Path(workdir or tempfile.mkdtemp(prefix=f"playsuite-{game.id}-"))
+        self._own_workdir = workdir is None and runtime_options is None
+        if runtime_options is not None:
+            self.game_dir, self.workdir = runtime_options.game_dir, runtime_options.workdir
+        else:
+            self.game_dir = Path(game_dir)  # type: ignore[arg-type]
+            self.workdir = Path(workdir or tempfile.mkdtemp(prefix=f"playsuite-{game.id}-"))
         self.options = options
+        self.make_runtime = make_runtime
         self.runtime: Runtime | None = None
+        self._prepared: Runtime | None = None
         self._frame: np.ndarray | None = None
         size = game.screen_size or (800, 600)
         self.observation_space = gym.spaces.Box(0, 255, (size[1], size[0], 3), np.uint8)
         self.action_space = ActionList()
         self.render_mode = "rgb_array"
 
+    def prepare(self, seed: int | None = None) -> Runtime:
+        """Build (not start) the runtime the next :meth:`reset` starts.
+
+        Optional: ``reset`` builds one itself. A caller that must tell a runtime that cannot
+        even be built (a bug, an unknown runtime) from a game that fails to start calls this
+        first: its errors are raised here, before any game runs.
+        """
+        self._stop()
+        if self.runtime_options is not None:
+            opts = self.runtime_options
+            if seed is not None:
+                opts.seed = seed
+        else:
+            run = self.workdir / f"run-{seed if seed is not None else 0}"
+            shutil.rmtree(run, ignore_errors=True)
+            run.mkdir(parents=True)
+            opts = RuntimeOptions(
+                workdir=run, game_dir=self.game_dir, seed=seed or 0, **self.options
+            )
+        self._prepared = self.make_runtime(self.game, opts)
+        return self._prepared
+
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
-        self._stop()
-        run = self.workdir / f"run-{seed if seed is not None else 0}"
-        shutil.rmtree(run, ignore_errors=True)
-        run.mkdir(parents=True)
-        opts = RuntimeOptions(workdir=run, game_dir=self.game_dir, seed=seed or 0, **self.options)
-        self.runtime = make_runtime(self.game, opts)
+        if self.runtime is not None:  # the previous episode's game
+            self.runtime.close()
+            self.runtime = None
+        if self._prepared is None:
+            self.prepare(seed)
+        self.runtime, self._prepared = self._prepared, None
+        assert self.runtime is not None
         try:
             obs = self.runtime.start()
         except GameFailure:
             self._stop()
             raise
-        w, h = self.runtime.screen_size
-        self.observation_space = gym.spaces.Box(0, 255, (h, w, 3), np.uint8)
+        # The frame's size, not the declared screen: a game may resize or be clipped.
+        height, width = obs.frame.shape[:2]
+        self.observation_space = gym.spaces.Box(0, 255, (height, width, 3), np.uint8)
         self._frame = obs.frame
         return obs.frame, {"t_game": obs.t_game, "probes": obs.probes, "status": "ok"}
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """One slice of ``step_seconds`` game time. A game failure ends the episode: ``info``
+        then says ``status``, ``error`` and ``failed_in`` (``"act"``: ``frames`` are the part of
+        the slice the game produced before it failed; ``"observe"``: the whole slice)."""
         if self.runtime is None:
             raise RuntimeError("call reset() first")
+        failed_in = "act"
+        frames: list[np.ndarray] = []
         try:
             frames = self.runtime.act(_actions(action), self.step_seconds)
+            failed_in = "observe"
+            obs = self.runtime.observe()
         except GameFailure as exc:
-            frames = list(getattr(exc, "frames", []))
+            if failed_in == "act":
+                frames = list(exc.frames)
             if frames:
                 self._frame = frames[-1]
-            info = {"status": str(exc.status), "error": str(exc), "frames": frames}
+            info = {
+                "status": str(exc.status),
+                "error": str(exc),
+                "frames": frames,
+                "failed_in": failed_in,
+            }
             self._stop()
             assert self._frame is not None
             return self._frame, 0.0, True, False, info
-        obs = self.runtime.observe()
         self._frame = obs.frame
         info = {"t_game": obs.t_game, "probes": obs.probes, "frames": frames, "status": "ok"}
         return obs.frame, 0.0, False, False, info
+
+    def probes(self) -> dict[str, Any]:
+        """The game's declared probes now (empty when no game runs); raises
+        :class:`GameFailure` if the game fails to answer."""
+        return self.runtime.probes() if self.runtime is not None else {}
 
     def render(self) -> np.ndarray | None:
         return self._frame
 
     def _stop(self) -> None:
+        if self._prepared is not None:
+            self._prepared.close()
+            self._prepared = None
         if self.runtime is not None:
             self.runtime.close()
             self.runtime = None
