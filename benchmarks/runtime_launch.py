@@ -70,8 +70,8 @@ def _worker_browser() -> object:
 
 
 def _reused_browser(game: GameEntry, options: RuntimeOptions) -> Runtime:
-    extra = {**options.extra, "browser": _worker_browser()}
-    return make_runtime(game, replace(options, extra=extra, video_fps=10.0))
+    browser = _worker_browser()
+    return make_runtime(game, replace(options, browser=browser, video_fps=10.0))  # type: ignore[arg-type]
 
 
 def _worker_display(game: GameEntry, options: RuntimeOptions) -> Runtime:
@@ -84,8 +84,8 @@ def _worker_display(game: GameEntry, options: RuntimeOptions) -> Runtime:
         _WORKER["mesa"] = tempfile.mkdtemp(prefix="playsuite-mesa-")
         atexit.register(display.stop)
     display = _WORKER["display"]
-    extra = {**options.extra, "mesa_cache": _WORKER["mesa"]}
-    return make_runtime(game, replace(options, display=display.name, extra=extra))  # type: ignore[attr-defined]
+    mesa = Path(str(_WORKER["mesa"]))
+    return make_runtime(game, replace(options, display=display.name, mesa_cache=mesa))  # type: ignore[attr-defined]
 
 
 LAUNCHERS[("reused", "browser")] = _reused_browser

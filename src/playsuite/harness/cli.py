@@ -69,7 +69,7 @@ def _play(args: argparse.Namespace) -> int:
         workers=1,
         limits_by_runtime=limits_for(args.steps, args.wall_timeout),
         base_seed=args.seed,
-        server=ServerSettings(
+        server=ServerSettings.from_schema(
             vllm=args.vllm,
             ready_timeout_s=args.ready_timeout,
             max_restarts=args.server_restarts,
@@ -111,7 +111,7 @@ def _play_shard(args: argparse.Namespace) -> int:
     games = load_corpus(args.catalog)
     shard_games = [find_game(games, gid) for gid in args.games.split(",") if gid]
     registry = load_registry(args.models) if args.models else load_registry()
-    server = ServerSettings(
+    server = ServerSettings.from_schema(
         argv=json.loads(args.server_argv) if args.server_argv else None,
         vllm=args.vllm,
         ready_timeout_s=args.ready_timeout,

@@ -123,7 +123,7 @@ class WorkerBrowser:
     """One Chromium (and its Playwright driver) owned by a worker, reused for many games.
 
     Launching costs about a second; a fresh context per game costs a fraction of that. The worker
-    creates one, passes it to each browser runtime through ``RuntimeOptions.extra["browser"]``
+    creates one, passes it to each browser runtime through ``RuntimeOptions.browser``
     and closes it when the worker ends. Use from one thread only (Playwright's sync API).
     """
 
@@ -281,14 +281,14 @@ class BrowserRuntime(Runtime):
     def __init__(self, game: GameEntry, options: RuntimeOptions) -> None:
         super().__init__(game, options)
         self._size = game.screen_size or DEFAULT_SCREEN
-        shared = options.extra.get("browser")
+        shared = options.browser
         self._own_browser = shared is None
         self._browser: WorkerBrowser = (
             shared
             if shared is not None
             else WorkerBrowser(
                 sandbox=options.sandbox,
-                image=options.extra.get("apptainer_image"),
+                image=options.apptainer_image,
                 scratch=options.workdir / "browser-sandbox",
             )
         )

@@ -127,7 +127,7 @@ class PygameRuntime(Runtime):
                 policy,
                 [python, "-s", "-B", script],
                 backend=backend,
-                image=self.options.extra.get("apptainer_image"),
+                image=self.options.apptainer_image,
                 stderr=self._log,
             )
         except (OSError, ValueError) as exc:
