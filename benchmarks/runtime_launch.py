@@ -59,7 +59,7 @@ _WORKER: dict[str, object] = {}
 
 def _worker_browser() -> object:
     """One sandboxed Chromium for all "reused" runs, launched before the first is timed."""
-    from playsuite.runtimes.browser_runtime import WorkerBrowser
+    from playsuite.runtimes.browser_worker import WorkerBrowser
 
     if "browser" not in _WORKER:
         browser = WorkerBrowser()

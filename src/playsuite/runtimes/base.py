@@ -25,7 +25,7 @@ from playsuite.actions import Action
 from playsuite.corpus import GameEntry
 
 if TYPE_CHECKING:  # the browser module imports this one
-    from playsuite.runtimes.browser_runtime import WorkerBrowser
+    from playsuite.runtimes.browser_worker import WorkerBrowser
 
 
 class RunStatus(enum.StrEnum):

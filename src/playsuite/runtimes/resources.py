@@ -18,7 +18,7 @@ from playsuite.corpus import GameEntry
 from playsuite.runtimes.base import RuntimeOptions
 
 if TYPE_CHECKING:
-    from playsuite.runtimes.browser_runtime import WorkerBrowser
+    from playsuite.runtimes.browser_worker import WorkerBrowser
     from playsuite.runtimes.xdisplay import VirtualDisplay
 
 
@@ -59,7 +59,7 @@ class WorkerResources:
     def browser(self) -> WorkerBrowser:
         """The worker's Chromium (started on first call)."""
         if self._browser is None:
-            from playsuite.runtimes.browser_runtime import WorkerBrowser
+            from playsuite.runtimes.browser_worker import WorkerBrowser
 
             self._browser = WorkerBrowser(
                 sandbox=self.sandbox,
