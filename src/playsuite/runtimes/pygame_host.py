@@ -1,8 +1,10 @@
 """In-sandbox host for pygame games: a paced virtual clock, frame capture, injected input.
 
 Started as a script by :mod:`playsuite.runtimes.pygame_runtime` inside the sandbox, under the
-game's interpreter (Debian's ``/usr/bin/python3`` or a per-game venv), never imported by the
-harness. It may use only the standard library, pygame and (optionally) numpy.
+game's interpreter (Debian's ``/usr/bin/python3`` or a per-game venv); the harness imports it only
+to find its files. It may use only the standard library, pygame and (optionally) numpy. Its parts
+(:data:`PARTS`) are bound beside it: ``pygame_host_patches`` (the clock, time and pygame patches),
+``pygame_host_input`` (scheduled input) and ``pygame_host_imports`` (import hooks).
 
 pygame and the clock functions are patched before the game is imported:
 
