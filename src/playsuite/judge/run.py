@@ -17,9 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from playsuite.config import ConfigError
+from playsuite.config import ConfigError, schema_default
 from playsuite.corpus import GameEntry, find_game, load_corpus
-from playsuite.inference.engine import DEFAULT_VLLM
 from playsuite.judge.context import game_context, load_prompt, read_readme
 from playsuite.judge.episode import Episode, EpisodeError, load_episode
 from playsuite.judge.frame_judge import judge_episode_frames
@@ -68,11 +67,13 @@ class JudgeOptions:
     attempts: int = 3
     prompt: str | None = None
     extra_body: dict[str, Any] = field(default_factory=dict)
-    vllm: str = DEFAULT_VLLM  # the engine command (config engine.vllm)
+    vllm: str = field(default_factory=lambda: schema_default("config", "engine", "vllm"))
     model: str | None = None  # a local model directory replacing the judge's hf_id
     server_argv: list[str] | None = None
     server_log: str | None = None
-    ready_timeout_s: float = 1800.0
+    ready_timeout_s: float = field(
+        default_factory=lambda: float(schema_default("config", "judge", "ready_timeout_s"))
+    )
     prefetch: int | None = None  # episodes prepared ahead of the requests (None: max_num_seqs)
 
 
