@@ -73,6 +73,7 @@ def _play(args: argparse.Namespace) -> int:
             vllm=args.vllm,
             ready_timeout_s=args.ready_timeout,
             max_restarts=args.server_restarts,
+            monitor_interval_s=args.server_monitor,
         ),
         log_dir=out.parent / f".{out.name}-logs",
         live=False,
@@ -116,6 +117,7 @@ def _play_shard(args: argparse.Namespace) -> int:
         vllm=args.vllm,
         ready_timeout_s=args.ready_timeout,
         max_restarts=args.server_restarts,
+        monitor_interval_s=args.server_monitor,
     )
     job = ShardJob(
         corpus=args.corpus,
@@ -190,6 +192,12 @@ def _fault_options(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=schema_default("config", "play", "server_restarts"),
         help="restarts of a dead or hung model server before the job stops (play.server_restarts)",
+    )
+    parser.add_argument(
+        "--server-monitor",
+        type=float,
+        default=schema_default("config", "play", "server_monitor_s"),
+        help="seconds between checks of the model server (play.server_monitor_s)",
     )
 
 
