@@ -80,7 +80,7 @@ def main() -> None:
             games_dir=work / "games",
             workers=workers,
             limits_by_runtime=limits_for(args.steps, 600),
-            server=ServerSettings(
+            server=ServerSettings.from_schema(
                 vllm=vllm_command(args), model=model, ready_timeout_s=args.ready_timeout
             ),
             live=False,

@@ -92,7 +92,7 @@ def main() -> None:
             games_dir=work / "games",
             workers=workers,
             limits_by_runtime=limits_for(args.steps, 600),
-            server=ServerSettings(argv=argv, ready_timeout_s=60),
+            server=ServerSettings.from_schema(argv=argv, ready_timeout_s=60),
             live=False,
         )
         started = time.perf_counter()

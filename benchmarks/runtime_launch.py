@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import shutil
 import statistics
 import tempfile
 import time
@@ -35,6 +36,7 @@ from playsuite.corpus import GameEntry, load_corpus
 from playsuite.runtimes.acquire import acquire
 from playsuite.runtimes.base import Runtime, RuntimeOptions
 from playsuite.runtimes.factory import RUNTIMES, make_runtime
+from playsuite.runtimes.resources import WorkerResources
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -54,38 +56,28 @@ LAUNCHERS[("eager", "pygame")] = _eager_pygame
 
 # -- browser and native: the worker-owned resources a harness keeps across games --------------
 
-_WORKER: dict[str, object] = {}
+_WORKER: list[WorkerResources] = []
 
 
-def _worker_browser() -> object:
-    """One sandboxed Chromium for all "reused" runs, launched before the first is timed."""
-    from playsuite.runtimes.browser_runtime import WorkerBrowser
-
-    if "browser" not in _WORKER:
-        browser = WorkerBrowser()
-        browser.browser  # noqa: B018 (launch now, outside the timed start)
-        _WORKER["browser"] = browser
-        atexit.register(browser.close)
-    return _WORKER["browser"]
+def _worker() -> WorkerResources:
+    """The resources one harness worker keeps (runtimes.resources), made once for all "reused"
+    and "worker" runs; its Chromium is launched when first asked for, outside the timed start."""
+    if not _WORKER:
+        scratch = Path(tempfile.mkdtemp(prefix="playsuite-worker-"))
+        resources = WorkerResources(scratch, warm=True)
+        atexit.register(shutil.rmtree, scratch, True)  # runs after close (last in, first out)
+        atexit.register(resources.close)
+        _WORKER.append(resources)
+    return _WORKER[0]
 
 
 def _reused_browser(game: GameEntry, options: RuntimeOptions) -> Runtime:
-    extra = {**options.extra, "browser": _worker_browser()}
-    return make_runtime(game, replace(options, extra=extra, video_fps=10.0))
+    return make_runtime(game, replace(_worker().options_for(game, options), video_fps=10.0))
 
 
 def _worker_display(game: GameEntry, options: RuntimeOptions) -> Runtime:
     """A native game on the worker's Xvfb with the worker's Mesa shader cache."""
-    from playsuite.runtimes.xdisplay import VirtualDisplay
-
-    if "display" not in _WORKER:
-        display = VirtualDisplay().start()
-        _WORKER["display"] = display
-        _WORKER["mesa"] = tempfile.mkdtemp(prefix="playsuite-mesa-")
-        atexit.register(display.stop)
-    display = _WORKER["display"]
-    extra = {**options.extra, "mesa_cache": _WORKER["mesa"]}
-    return make_runtime(game, replace(options, display=display.name, extra=extra))  # type: ignore[attr-defined]
+    return make_runtime(game, _worker().options_for(game, options))
 
 
 LAUNCHERS[("reused", "browser")] = _reused_browser

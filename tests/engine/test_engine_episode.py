@@ -60,7 +60,7 @@ def played(
         games_dir=games_cache(),
         workers=2,
         limits_by_runtime=limits_for(STEPS, 900),
-        server=ServerSettings(
+        server=ServerSettings.from_schema(
             vllm=engine_vllm,
             model=model_of(preset, tiny_model),
             ready_timeout_s=READY_TIMEOUT_S,

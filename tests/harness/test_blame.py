@@ -55,7 +55,7 @@ def test_a_lone_surrogate_in_an_answer_is_one_invalid_step(tmp_path: Path) -> No
         catalog,
         games_dir,
         "internvl3.5-8b",
-        server=ServerSettings(argv=argv, ready_timeout_s=30),
+        server=ServerSettings.from_schema(argv=argv, ready_timeout_s=30),
     )
     manifest = tmp_path / "runs" / "shards" / "s0000.tsv"
     assert run_shard(job, manifest) == 0

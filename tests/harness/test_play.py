@@ -158,7 +158,7 @@ def test_node_runner_survives_a_crashing_game_and_a_server_crash(
         catalog,
         games_dir,
         "internvl3.5-8b",
-        server=ServerSettings(argv=argv, ready_timeout_s=30, monitor_interval_s=0.5),
+        server=ServerSettings.from_schema(argv=argv, ready_timeout_s=30, monitor_interval_s=0.5),
         costs_path=tmp_path / "costs" / "s0000.tsv",
         shard="s0000",
     )
@@ -192,7 +192,7 @@ def test_a_refused_request_is_kept_but_replayed_once_the_setting_is_fixed(
 
     def serve(images: int) -> ServerSettings:
         argv = standin_argv("{uds}", model="internvl3.5-8b", limit_mm_per_prompt={"image": images})
-        return ServerSettings(argv=argv, ready_timeout_s=30)
+        return ServerSettings.from_schema(argv=argv, ready_timeout_s=30)
 
     job.server = serve(1)
     assert run_shard(job, manifest) == 1

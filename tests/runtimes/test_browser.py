@@ -64,7 +64,7 @@ def options(tmp_path: Path, browser: WorkerBrowser):
             "video_fps": FPS,
             "launch_timeout_s": 30.0,
             "slice_timeout_s": 30.0,
-            "extra": {"browser": browser},
+            "browser": browser,
         }
         values.update(overrides)
         return RuntimeOptions(**values)  # type: ignore[arg-type]

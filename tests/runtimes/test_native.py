@@ -62,7 +62,7 @@ def options(tmp_path: Path, display: VirtualDisplay):
             "display": display.name,
             "launch_timeout_s": 60.0,
             "slice_timeout_s": 30.0,
-            "extra": {"mesa_cache": games_cache().parent / "mesa-cache"},
+            "mesa_cache": games_cache().parent / "mesa-cache",
         }
         values.update(overrides)
         return RuntimeOptions(**values)  # type: ignore[arg-type]

@@ -14,7 +14,6 @@ executable, and records what it used as ``entry``.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import stat
@@ -145,24 +144,21 @@ def launch_candidate(
     if row.runtime != "browser" and not (acquired.files / row.entry.split()[0]).exists():
         return _failed(game.id, row.runtime, f"entry {row.entry!r} is not in the archive", **base)
 
+    from playsuite.runtimes.resources import WorkerResources
     from playsuite.runtimes.validate import validate_launch
 
     runs = work / "runs"
     runs.mkdir(parents=True, exist_ok=True)
     try:
-        with contextlib.ExitStack() as stack:
-            extra: dict[str, Any] = {}
-            if row.runtime == "browser":  # one Chromium for the validator's three short runs
-                from playsuite.runtimes.browser_runtime import WorkerBrowser
-
-                extra["browser"] = stack.enter_context(WorkerBrowser(scratch=work / "browser"))
+        # One Chromium or X display for the validator's three short runs.
+        with WorkerResources(work / "shared") as resources:
             result = validate_launch(
                 row,
                 acquired.files,
                 runs,
                 launch_timeout_s=timeout_s,
                 video_fps=VIDEO_FPS,
-                extra=extra,
+                resources=resources,
             )
         if not result.get("ok"):
             result["error"] = concise_error(result.get("error", ""), _explanation(runs))

@@ -70,10 +70,11 @@ def _play(args: argparse.Namespace) -> int:
         workers=1,
         limits_by_runtime=limits_for(args.steps, args.wall_timeout),
         base_seed=args.seed,
-        server=ServerSettings(
+        server=ServerSettings.from_schema(
             vllm=args.vllm,
             ready_timeout_s=args.ready_timeout,
             max_restarts=args.server_restarts,
+            monitor_interval_s=args.server_monitor,
         ),
         log_dir=out.parent / f".{out.name}-logs",
         live=False,
@@ -111,11 +112,12 @@ def _play_shard(args: argparse.Namespace) -> int:
     games = load_corpus(args.catalog)
     shard_games = [find_game(games, gid) for gid in args.games.split(",") if gid]
     registry = load_registry(args.models) if args.models else load_registry()
-    server = ServerSettings(
+    server = ServerSettings.from_schema(
         argv=json.loads(args.server_argv) if args.server_argv else None,
         vllm=args.vllm,
         ready_timeout_s=args.ready_timeout,
         max_restarts=args.server_restarts,
+        monitor_interval_s=args.server_monitor,
     )
     job = ShardJob(
         corpus=args.corpus,
@@ -190,6 +192,12 @@ def _fault_options(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=schema_default("config", "play", "server_restarts"),
         help="restarts of a dead or hung model server before the job stops (play.server_restarts)",
+    )
+    parser.add_argument(
+        "--server-monitor",
+        type=float,
+        default=schema_default("config", "play", "server_monitor_s"),
+        help="seconds between checks of the model server (play.server_monitor_s)",
     )
 
 

@@ -3,7 +3,9 @@
 Shape of a job (DESIGN.md §4): start one model server for the preset on this node (none for
 baselines), run W worker processes that take games from a shared queue and share that server,
 then stop it. Workers are processes, not threads: a game runtime that wedges or a native crash in
-a codec takes down one worker, not the node, and video encoding runs on every core.
+a codec takes down one worker, not the node, and video encoding runs on every core. The job's
+settings are :class:`~playsuite.harness.job.ShardJob`; a worker's loop is
+:mod:`playsuite.harness.worker`; the server is a :class:`~playsuite.inference.job_server.JobServer`.
 
 Resume: a game whose episode directory already holds a final episode (a readable ``meta.json``
 whose status is the game's own, played with the settings this job asks for) is not played again.
@@ -28,365 +30,38 @@ free space stops the job before anything is started.
 
 from __future__ import annotations
 
-import contextlib
 import multiprocessing as mp
 import os
 import queue
 import shutil
-import signal
 import socket
 import sys
-import threading
-import time
-import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from playsuite.config import Condition
 from playsuite.corpus import GameEntry
 from playsuite.files import MB, require_free_space
-from playsuite.harness.costs import HEARTBEAT_S, CostRecord
-from playsuite.harness.episode import (
-    EpisodeLimits,
-    EpisodeSpec,
-    InfrastructureError,
-    episode_seed,
-    episode_settings,
-    run_episode,
-    settings_changes,
-)
-from playsuite.harness.lock import ShardBusy, exclusive_lock, lock_path_for
-from playsuite.harness.monitor import EpisodeMonitor, monitor_dir, needs_monitoring
+from playsuite.harness.costs import CostRecord
+from playsuite.harness.episode import settings_changes
+from playsuite.harness.job import DEFAULT_VIDEO_FPS, ShardJob
+from playsuite.harness.lock import ShardBusy, exclusive_lock
+from playsuite.harness.progress import Progress
 from playsuite.harness.recorder import FREE_SPACE_SETTING, staging_leftovers
 from playsuite.harness.scratch import owned_tempdir, sweep_stale_tempdirs
-from playsuite.inference.command import fill_server_argv
-from playsuite.inference.engine import DEFAULT_VLLM
-from playsuite.processes import Terminated, die_with_parent, raise_on_sigterm, sigterm_raises
+from playsuite.harness.worker import stop_workers, worker_main
+from playsuite.inference.job_server import JobServer, ServerSettings
+from playsuite.processes import Terminated, sigterm_raises
 from playsuite.records.episode import EpisodeError, episode_finished, read_meta
 from playsuite.records.manifest import EpisodeSummary, write_manifest
-from playsuite.registry import Preset
 from playsuite.runtimes.acquire import AcquisitionError, load_acquired
 from playsuite.runtimes.base import is_final_status
 
-#: Video frame rate per runtime: pygame games are recorded at the paper's 30 fps; browser and
-#: native games at 10 fps of game time (screenshots are the expensive part there).
-DEFAULT_VIDEO_FPS = {"pygame": 30.0, "browser": 10.0, "native": 10.0}
-#: Seconds a worker gets to clean up after SIGTERM before it is killed.
-WORKER_STOP_S = 10.0
-
-
-@dataclass
-class ServerSettings:
-    """How the shard's model server is started. ``argv`` overrides the vLLM command line (the
-    tests use the stand-in server); ``None`` builds ``vllm serve`` from the preset."""
-
-    argv: list[str] | None = None
-    vllm: str = DEFAULT_VLLM  # the engine command (config engine.vllm)
-    model: str | None = None  # a local model directory replacing the preset's hf_id
-    ready_timeout_s: float = 1800.0
-    monitor_interval_s: float = 2.0
-    max_restarts: int = 2
-
-
-@dataclass
-class ShardJob:
-    corpus: str
-    preset: Preset
-    condition: Condition
-    games: list[GameEntry]
-    runs_dir: Path  # results/runs/{corpus}/{preset}/{condition}
-    games_dir: Path  # results/games (acquired games)
-    workers: int = 8
-    limits_by_runtime: dict[str, EpisodeLimits] = field(default_factory=dict)
-    video_fps: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_VIDEO_FPS))
-    base_seed: int = 0
-    server: ServerSettings = field(default_factory=ServerSettings)
-    log_dir: Path | None = None
-    costs_path: Path | None = None  # one TSV row per job attempt (docs/analysis.md)
-    shard: str = ""
-    live: bool = True  # rich progress view when stderr is a terminal
-    single_episode_dir: Path | None = None  # `playsuite play --out DIR`: a one-game job
-    sandbox: str = "bwrap"  # "bwrap" here; "apptainer" on clusters without user namespaces
-    apptainer_image: str | None = None  # containers/game-sandbox.sif for the apptainer backend
-    lock_wait_s: float = 0.0  # play.lock_wait_s: wait this long for a shard another job holds
-    min_free_mb: float = 0.0  # play.min_free_mb: free space needed in runs_dir (0: unchecked)
-    cost_heartbeat_s: float = HEARTBEAT_S  # how often a running attempt's cost record is updated
-
-    def episode_dir(self, game_id: str) -> Path:
-        if self.single_episode_dir is not None:
-            return self.single_episode_dir
-        return self.runs_dir / game_id
-
-    def lock_path(self, manifest_path: Path | None) -> Path:
-        """The shard's lock file: beside its manifest; for `playsuite play`, beside the episode."""
-        if manifest_path is not None:
-            return lock_path_for(manifest_path)
-        if self.single_episode_dir is not None:
-            out = self.single_episode_dir
-            return out.parent / f".{out.name}.lock"
-        return self.runs_dir / f".{self.shard or 'shard'}.lock"
-
-    def fps_for(self, game: GameEntry) -> float:
-        return self.video_fps.get(game.runtime, 10.0)
-
-    def limits_for(self, game: GameEntry) -> EpisodeLimits:
-        return self.limits_by_runtime.get(game.runtime, EpisodeLimits())
-
-    def settings_for(self, game: GameEntry) -> dict[str, Any]:
-        """The settings this job plays ``game`` with, as its ``meta.json`` would record them."""
-        return episode_settings(
-            corpus=self.corpus,
-            game_id=game.id,
-            preset=self.preset.name,
-            condition=self.condition.name,
-            seed=episode_seed(self.base_seed, self.corpus, game.id, self.condition.name),
-            video_fps=self.fps_for(game),
-            limits=self.limits_for(game),
-        )
+__all__ = ["DEFAULT_VIDEO_FPS", "ServerSettings", "ShardJob", "run_shard", "summary_of"]
 
 
 def summary_of(job: ShardJob, game_id: str, meta: dict[str, Any]) -> EpisodeSummary:
     return EpisodeSummary.from_meta(game_id, meta, job.episode_dir(game_id))
-
-
-def _make_policy(job: ShardJob, seed: int, uds: str | None, clients: dict[str, Any]) -> Any:
-    if job.preset.kind == "baseline":
-        from playsuite.agents.baselines import make_baseline
-
-        return make_baseline(job.preset.name, seed=seed)
-    from playsuite.agents.served import ServedModelPolicy
-    from playsuite.inference.client import InferenceClient, RetryPolicy
-
-    if "client" not in clients:
-        # Patient retries: the node runner restarts a crashed server within this window.
-        retry = RetryPolicy(attempts=8, backoff_s=1.0, backoff_max_s=30.0)
-        clients["client"] = InferenceClient.for_preset(
-            job.preset, uds, retry=retry, max_concurrency=1
-        )
-    return ServedModelPolicy(job.preset, clients["client"], seed=seed)
-
-
-def _readme_text(job: ShardJob, game: GameEntry) -> str | None:
-    if not game.readme:
-        return None
-    path = job.games_dir / game.id / "files" / game.readme
-    with contextlib.suppress(OSError):
-        return path.read_text(encoding="utf-8", errors="replace")
-    return None
-
-
-class WorkerResources:
-    """What one worker keeps across its games: a Chromium (browser games), an X display (native
-    and OpenGL games) and a Mesa shader cache, each created on first need and closed at the end.
-
-    Reusing them is what makes a game's launch cheap: a fresh browser context instead of a fresh
-    browser, a window on a running Xvfb instead of a new server.
-    """
-
-    def __init__(self, scratch: Path) -> None:
-        self.scratch = scratch
-        self._browser: Any = None
-        self._display: Any = None
-
-    def options_for(self, game: GameEntry, options: Any) -> Any:
-        if game.runtime == "browser":
-            if self._browser is None:
-                from playsuite.runtimes.browser_runtime import WorkerBrowser
-
-                self._browser = WorkerBrowser(
-                    sandbox=options.sandbox,
-                    image=options.extra.get("apptainer_image"),
-                    scratch=self.scratch / "browser-sandbox",
-                )
-            options.extra["browser"] = self._browser
-        if game.runtime == "native" or game.options.get("opengl"):
-            if self._display is None or not self._display.is_alive():
-                from playsuite.runtimes.xdisplay import VirtualDisplay
-
-                self._display = VirtualDisplay().start()  # 1920x1080: any game window fits
-            options.display = self._display.name
-            options.extra["mesa_cache"] = str(self.scratch / "mesa-cache")
-        return options
-
-    def close(self) -> None:
-        if self._browser is not None:
-            with contextlib.suppress(Exception):
-                self._browser.close()
-        if self._display is not None:
-            with contextlib.suppress(Exception):
-                self._display.stop()
-        self._browser = self._display = None
-
-
-def _worker_main(
-    worker: int, job: ShardJob, tasks: Any, events: Any, uds: str | None, scratch_root: Path
-) -> None:  # runs in a child process
-    die_with_parent()  # even a kill -9 of the runner takes its workers down
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
-    raise_on_sigterm()  # SIGTERM unwinds: the game is closed, the scratch folder removed
-    with contextlib.suppress(Terminated):
-        _worker_loop(worker, job, tasks, events, uds, scratch_root)
-
-
-def _worker_loop(
-    worker: int, job: ShardJob, tasks: Any, events: Any, uds: str | None, scratch_root: Path
-) -> None:
-    from playsuite.runtimes.base import RuntimeOptions
-    from playsuite.runtimes.factory import make_runtime
-
-    clients: dict[str, Any] = {}
-    resources = WorkerResources(scratch_root)
-    try:
-        while True:
-            game = tasks.get()
-            if game is None:
-                break
-            events.put(("start", worker, game.id, None))
-            fps = job.fps_for(game)
-            workdir = scratch_root / game.id
-            workdir.mkdir(parents=True, exist_ok=True)
-            limits = job.limits_for(game)
-            monitored = needs_monitoring(game.options)
-            watch_dir = monitor_dir(job.log_dir or job.runs_dir / "logs", game.id)
-            try:
-                options = resources.options_for(
-                    game,
-                    RuntimeOptions(
-                        workdir=workdir,
-                        game_dir=job.games_dir / game.id / "files",
-                        video_fps=fps,
-                        sandbox=job.sandbox,
-                        extra={"apptainer_image": job.apptainer_image}
-                        if job.apptainer_image
-                        else {},
-                    ),
-                )
-                spec = EpisodeSpec(
-                    corpus=job.corpus,
-                    game=game,
-                    preset=job.preset,
-                    condition=job.condition,
-                    out_dir=job.episode_dir(game.id),
-                    runtime_options=options,
-                    limits=limits,
-                    base_seed=job.base_seed,
-                    readme_text=_readme_text(job, game),
-                    monitored=monitored,
-                    monitor_dir=watch_dir if monitored else None,
-                    min_free_bytes=int(job.min_free_mb * MB),
-                )
-                policy = _make_policy(job, spec.seed, uds, clients)
-                with EpisodeMonitor(watch_dir, workdir) if monitored else contextlib.nullcontext():
-                    meta = run_episode(
-                        spec,
-                        policy,
-                        make_runtime,
-                        on_step=lambda step, t, g=game.id: events.put(
-                            ("step", worker, g, (step, t))
-                        ),
-                    )
-                events.put(("done", worker, game.id, meta))
-            except InfrastructureError as exc:
-                events.put(("infra", worker, game.id, str(exc)))
-            except Exception as exc:  # the worker itself failed: report it, keep the others going
-                detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-                events.put(("infra", worker, game.id, f"harness error: {detail}"))
-                traceback.print_exc(file=sys.stderr)
-            finally:
-                shutil.rmtree(workdir, ignore_errors=True)
-    finally:
-        resources.close()
-        for client in clients.values():
-            client.close()
-        shutil.rmtree(scratch_root, ignore_errors=True)
-        events.put(("exit", worker, None, None))
-
-
-class _Progress:
-    """Live view of each worker (rich) when attached to a terminal; plain log lines otherwise."""
-
-    def __init__(self, job: ShardJob, total: int) -> None:
-        self.job = job
-        self.total = total
-        self.done = 0
-        self.rows: dict[int, tuple[str, str, str]] = {}
-        self._live: Any = None
-        if job.live and sys.stderr.isatty():
-            from rich.console import Console
-            from rich.live import Live
-
-            self._live = Live(self._table(), console=Console(stderr=True), refresh_per_second=4)
-            self._live.start()
-
-    def _table(self) -> Any:
-        from rich.table import Table
-
-        title = (
-            f"{self.job.preset.name} · {self.job.condition.name} · {self.job.corpus} "
-            f"{self.job.shard} — {self.done}/{self.total} episodes"
-        )
-        table = Table(title=title)
-        for col in ("worker", "game", "step", "status"):
-            table.add_column(col)
-        for worker in sorted(self.rows):
-            game, step, status = self.rows[worker]
-            table.add_row(str(worker), game, step, status)
-        return table
-
-    def update(self, worker: int, game: str, step: str, status: str, log: bool = False) -> None:
-        self.rows[worker] = (game, step, status)
-        if self._live is not None:
-            self._live.update(self._table())
-        elif log:
-            print(f"[worker {worker}] {game}: {status}", file=sys.stderr, flush=True)
-
-    def close(self) -> None:
-        if self._live is not None:
-            self._live.stop()
-
-
-def _make_server(job: ShardJob, log_dir: Path, uds: str) -> Any:
-    """The preset's model server on ``uds``, not yet started (so that a SIGTERM during its long
-    start-up still finds it to stop)."""
-    from playsuite.inference.server import VLLMServer
-
-    settings = job.server
-    kwargs = {
-        "log_path": log_dir / f"server-{job.preset.name}-{socket.gethostname()}.log",
-        "ready_timeout_s": settings.ready_timeout_s,
-        "max_restarts": settings.max_restarts,
-    }
-    if settings.argv is not None:
-        argv = fill_server_argv(settings.argv, uds=uds, preset=job.preset.name)
-        return VLLMServer(argv, uds, **kwargs)
-    return VLLMServer.for_preset(
-        job.preset, uds, vllm=settings.vllm, model=settings.model, **kwargs
-    )
-
-
-def _monitor_server(server: Any, stop: threading.Event, interval: float, errors: list[str]) -> None:
-    """Restart a crashed or hung server (bounded by the server's ``max_restarts``)."""
-    while not stop.wait(interval):
-        try:
-            server.ensure_healthy()
-        except Exception as exc:
-            errors.append(f"model server gone: {exc}")
-            return
-
-
-def _stop_workers(procs: list[Any], timeout_s: float = WORKER_STOP_S) -> None:
-    """SIGTERM the workers still running (they close their game and scratch folder), then kill
-    whoever is left after ``timeout_s``."""
-    running = [proc for proc in procs if proc.is_alive()]
-    for proc in running:
-        proc.terminate()
-    deadline = time.monotonic() + timeout_s
-    for proc in running:
-        proc.join(timeout=max(0.0, deadline - time.monotonic()))
-        if proc.is_alive():
-            proc.kill()
-            proc.join(timeout=5)
 
 
 REPLACED_DIR = ".replaced"
@@ -489,123 +164,161 @@ def run_shard(job: ShardJob, manifest_path: Path | None = None) -> int:
             cost.finish(status)
 
 
-def _play_shard(job: ShardJob, manifest_path: Path | None) -> int:
-    """:func:`run_shard` once the shard is this job's."""
-    log_dir = job.log_dir or job.runs_dir / "logs"
-    log_dir.mkdir(parents=True, exist_ok=True)
-    summaries: dict[str, EpisodeSummary] = {}
-    failures: dict[str, str] = {}
+@dataclass
+class _Outcome:
+    """What the job knows about its games: final episodes, and why the others are left."""
+
+    summaries: dict[str, EpisodeSummary] = field(default_factory=dict)
+    failures: dict[str, str] = field(default_factory=dict)
+
+
+def _sort_games(job: ShardJob, outcome: _Outcome) -> list[GameEntry]:
+    """The games still to play; kept episodes and unacquired games go into ``outcome``."""
     todo: list[GameEntry] = []
     for game in job.games:
         if (meta := _finished_episode(job, game)) is not None:
-            summaries[game.id] = summary_of(job, game.id, meta)
+            outcome.summaries[game.id] = summary_of(job, game.id, meta)
         elif missing := _not_acquired(job, game):
-            failures[game.id] = missing
+            outcome.failures[game.id] = missing
         else:
             todo.append(game)
             for leftover in staging_leftovers(job.episode_dir(game.id)):
                 shutil.rmtree(leftover, ignore_errors=True)  # ours to remove: the shard is locked
-    server = sock_dir = None
-    uds: str | None = None
-    stop_monitor = threading.Event()
-    monitor_errors: list[str] = []
-    progress = _Progress(job, len(job.games))
-    progress.done = len(summaries)
-    procs: list[Any] = []
-    scratch: dict[int, Path] = {}
-    tasks: Any = None
+    return todo
+
+
+def _start_server(job: ShardJob, log_dir: Path, sock_dir: Path) -> JobServer:
+    """The preset's model server on a socket in ``sock_dir`` (started, watched)."""
+    log = log_dir / f"server-{job.preset.name}-{socket.gethostname()}.log"
+    return JobServer(job.preset, sock_dir / "model.sock", job.server, log)
+
+
+class _Workers:
+    """The job's worker processes, their task queue and their scratch folders.
+
+    The job owns its workers' scratch folders, so that it can remove the folder of a worker that
+    crashed, and a kill -9 of the job leaves folders named after a dead process.
+    """
+
+    def __init__(self, job: ShardJob, todo: list[GameEntry], uds: str | None) -> None:
+        ctx = mp.get_context("spawn")
+        self.tasks: Any = ctx.Queue()
+        self.events: Any = ctx.Queue()
+        for game in todo:
+            self.tasks.put(game)
+        self.count = max(1, min(job.workers, len(todo))) if todo else 0
+        for _ in range(self.count):
+            self.tasks.put(None)
+        self.scratch = {w: owned_tempdir(f"w{w}") for w in range(self.count)}
+        self.procs = [
+            ctx.Process(
+                target=worker_main,
+                args=(w, job, self.tasks, self.events, uds, self.scratch[w]),
+                daemon=True,
+            )
+            for w in range(self.count)
+        ]
+        for proc in self.procs:
+            proc.start()
+
+    def close(self) -> None:
+        stop_workers(self.procs)
+        self.tasks.cancel_join_thread()  # unplayed games left in the queue must not block exit
+        for folder in self.scratch.values():
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _collect(
+    job: ShardJob,
+    workers: _Workers,
+    server: JobServer | None,
+    outcome: _Outcome,
+    progress: Progress,
+) -> None:
+    """Follow the workers' events until every worker exited or the model server is gone."""
+    current: dict[int, str] = {}
+    exited: set[int] = set()
+    while len(exited) < workers.count:
+        if server is not None and server.error:  # gone for good: waiting only burns the node
+            for game_id in current.values():
+                outcome.failures[game_id] = "model server gone (restart budget spent)"
+            return
+        try:
+            kind, worker, game_id, payload = workers.events.get(timeout=1.0)
+        except queue.Empty:
+            for w, proc in enumerate(workers.procs):
+                if w not in exited and not proc.is_alive():
+                    exited.add(w)  # died without saying goodbye (killed, segfault)
+                    shutil.rmtree(workers.scratch[w], ignore_errors=True)
+                    if w in current:
+                        outcome.failures[current.pop(w)] = (
+                            f"worker died (exit code {proc.exitcode})"
+                        )
+            continue
+        if kind == "start":
+            current[worker] = game_id
+            progress.update(worker, game_id, "0", "launching", log=True)
+        elif kind == "step":
+            step, t_game = payload
+            progress.update(worker, game_id, str(step + 1), f"t={t_game:.0f}s")
+        elif kind == "done":
+            current.pop(worker, None)
+            if is_final_status(payload["status"]):
+                outcome.summaries[game_id] = summary_of(job, game_id, payload)
+                progress.done += 1
+            else:  # recorded, but our failure: the next attempt plays it again
+                outcome.failures[game_id] = f"{payload['status']}: {payload.get('error')}"
+            progress.update(worker, game_id, str(payload.get("steps")), payload["status"], log=True)
+        elif kind == "infra":
+            current.pop(worker, None)
+            outcome.failures[game_id] = payload
+            progress.update(worker, game_id, "-", "infrastructure failure", log=True)
+        elif kind == "exit":
+            exited.add(worker)
+
+
+def _play_shard(job: ShardJob, manifest_path: Path | None) -> int:
+    """:func:`run_shard` once the shard is this job's."""
+    log_dir = job.log_dir or job.runs_dir / "logs"
+    log_dir.mkdir(parents=True, exist_ok=True)
+    outcome = _Outcome()
+    todo = _sort_games(job, outcome)
+    server: JobServer | None = None
+    sock_dir: Path | None = None
+    workers: _Workers | None = None
+    progress = Progress(job, len(job.games))
+    progress.done = len(outcome.summaries)
     try:
         if todo and job.preset.needs_server:
             sock_dir = owned_tempdir("model")  # under $TMPDIR: hidden from sandboxes
-            uds = str(sock_dir / "model.sock")
-            server = _make_server(job, log_dir, uds)
+            server = _start_server(job, log_dir, sock_dir)
             server.start()
-            threading.Thread(
-                target=_monitor_server,
-                args=(server, stop_monitor, job.server.monitor_interval_s, monitor_errors),
-                daemon=True,
-            ).start()
-        ctx = mp.get_context("spawn")
-        tasks = ctx.Queue()
-        events: Any = ctx.Queue()
-        for game in todo:
-            tasks.put(game)
-        n_workers = max(1, min(job.workers, len(todo))) if todo else 0
-        for _ in range(n_workers):
-            tasks.put(None)
-        # The job owns its workers' scratch folders, so that it can remove the folder of a worker
-        # that crashed, and a kill -9 of the job leaves folders named after a dead process.
-        scratch = {w: owned_tempdir(f"w{w}") for w in range(n_workers)}
-        procs = [
-            ctx.Process(
-                target=_worker_main, args=(w, job, tasks, events, uds, scratch[w]), daemon=True
-            )
-            for w in range(n_workers)
-        ]
-        for proc in procs:
-            proc.start()
-        current: dict[int, str] = {}
-        exited: set[int] = set()
-        while len(exited) < n_workers:
-            if monitor_errors:  # the server is gone for good: waiting on it only burns the node
-                for game_id in current.values():
-                    failures[game_id] = "model server gone (restart budget spent)"
-                break
-            try:
-                kind, worker, game_id, payload = events.get(timeout=1.0)
-            except queue.Empty:
-                for w, proc in enumerate(procs):
-                    if w not in exited and not proc.is_alive():
-                        exited.add(w)  # died without saying goodbye (killed, segfault)
-                        shutil.rmtree(scratch[w], ignore_errors=True)
-                        if w in current:
-                            failures[current.pop(w)] = f"worker died (exit code {proc.exitcode})"
-                continue
-            if kind == "start":
-                current[worker] = game_id
-                progress.update(worker, game_id, "0", "launching", log=True)
-            elif kind == "step":
-                step, t_game = payload
-                progress.update(worker, game_id, str(step + 1), f"t={t_game:.0f}s")
-            elif kind == "done":
-                current.pop(worker, None)
-                if is_final_status(payload["status"]):
-                    summaries[game_id] = summary_of(job, game_id, payload)
-                    progress.done += 1
-                else:  # recorded, but our failure: the next attempt plays it again
-                    failures[game_id] = f"{payload['status']}: {payload.get('error')}"
-                progress.update(
-                    worker, game_id, str(payload.get("steps")), payload["status"], log=True
-                )
-            elif kind == "infra":
-                current.pop(worker, None)
-                failures[game_id] = payload
-                progress.update(worker, game_id, "-", "infrastructure failure", log=True)
-            elif kind == "exit":
-                exited.add(worker)
-        if not monitor_errors:  # workers stuck on a dead server are stopped below instead
-            for proc in procs:
+        workers = _Workers(job, todo, server.uds if server is not None else None)
+        _collect(job, workers, server, outcome, progress)
+        gone = server is not None and server.error is not None
+        if not gone:  # workers stuck on a dead server are stopped below instead
+            for proc in workers.procs:
                 proc.join(timeout=10)
-        why = "model server gone" if monitor_errors else "every worker stopped early"
+        why = "model server gone" if gone else "every worker stopped early"
         for game in todo:
-            if game.id not in summaries and game.id not in failures:
-                failures[game.id] = f"not played: {why}"
+            if game.id not in outcome.summaries and game.id not in outcome.failures:
+                outcome.failures[game.id] = f"not played: {why}"
     finally:
         progress.close()
-        stop_monitor.set()
-        _stop_workers(procs)
-        if tasks is not None:
-            tasks.cancel_join_thread()  # unplayed games left in the queue must not block exit
+        if server is not None:
+            server.stop_watching()  # no restart while the workers are being stopped
+        if workers is not None:
+            workers.close()
         if server is not None:
             server.stop()
-        for folder in [*scratch.values(), *([sock_dir] if sock_dir else [])]:
-            shutil.rmtree(folder, ignore_errors=True)
-        for game_id, error in sorted(failures.items()):
+        if sock_dir is not None:
+            shutil.rmtree(sock_dir, ignore_errors=True)
+        for game_id, error in sorted(outcome.failures.items()):
             print(f"episode {game_id} left for a rerun: {error}", file=sys.stderr)
-        for error in monitor_errors:
-            print(error, file=sys.stderr)
-    if failures:
+        if server is not None and server.error:
+            print(server.error, file=sys.stderr)
+    if outcome.failures:
         return 1
     if manifest_path is not None:
-        write_manifest(manifest_path, list(summaries.values()))
+        write_manifest(manifest_path, list(outcome.summaries.values()))
     return 0

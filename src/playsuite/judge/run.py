@@ -17,11 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from playsuite.config import ConfigError
+from playsuite.config import ConfigError, schema_default
 from playsuite.corpus import GameEntry, find_game, load_corpus
 from playsuite.files import read_json
-from playsuite.inference.command import fill_server_argv
-from playsuite.inference.engine import DEFAULT_VLLM
 from playsuite.judge.context import game_context, load_prompt, read_readme
 from playsuite.judge.episode import Episode, EpisodeError, load_episode
 from playsuite.judge.frame_judge import judge_episode_frames
@@ -76,11 +74,13 @@ class JudgeOptions:
     attempts: int = 3
     prompt: str | None = None
     extra_body: dict[str, Any] = field(default_factory=dict)
-    vllm: str = DEFAULT_VLLM  # the engine command (config engine.vllm)
+    vllm: str = field(default_factory=lambda: schema_default("config", "engine", "vllm"))
     model: str | None = None  # a local model directory replacing the judge's hf_id
     server_argv: list[str] | None = None
     server_log: str | None = None
-    ready_timeout_s: float = 1800.0
+    ready_timeout_s: float = field(
+        default_factory=lambda: float(schema_default("config", "judge", "ready_timeout_s"))
+    )
     prefetch: int | None = None  # episodes prepared ahead of the requests (None: max_num_seqs)
 
 
@@ -169,6 +169,21 @@ def judge_one(
         return judge.judge(JudgeItem(str(episode_dir), episode, episode_context(episode, options)))
 
 
+def _job_server(preset: JudgePreset, options: JudgeOptions, uds: Path) -> Any:
+    """The judge's model server for one shard (not started). No watcher thread: the client
+    restarts a crashed server when a request finds it gone (``client.recover``)."""
+    from playsuite.inference.job_server import JobServer, ServerSettings
+
+    settings = ServerSettings.from_schema(
+        argv=list(options.server_argv) if options.server_argv else None,
+        vllm=options.vllm,
+        model=options.model,
+        ready_timeout_s=options.ready_timeout_s,
+        monitor_interval_s=None,
+    )
+    return JobServer(preset, uds, settings, options.server_log)
+
+
 def judge_shard(
     name: str,
     jobs: Sequence[tuple[str | os.PathLike[str], str | os.PathLike[str]]],
@@ -215,22 +230,12 @@ def judge_shard(
     uds = options.uds
     tmp = None
     if uds is None:
-        from playsuite.inference.server import VLLMServer
-
         tmp = tempfile.mkdtemp(prefix="psj-", dir="/tmp")  # socket paths must stay short
-        uds = str(Path(tmp) / "judge.sock")
-        kwargs: dict[str, Any] = {
-            "log_path": options.server_log,
-            "ready_timeout_s": options.ready_timeout_s,
-        }
-        if options.server_argv:
-            argv = fill_server_argv(options.server_argv, uds=uds, preset=name)
-            server = VLLMServer(argv, uds, **kwargs).start()
-        else:
-            server = VLLMServer.for_preset(
-                preset, uds, vllm=options.vllm, model=options.model, **kwargs
-            ).start()
+        server = _job_server(preset, options, Path(tmp) / "judge.sock")
+        uds = server.uds
     try:
+        if server is not None:
+            server.start()
         client, judge = _vlm(name, preset, options, uds, concurrency)
         if server is not None:
             client.recover = server.ensure_healthy

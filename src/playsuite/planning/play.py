@@ -263,9 +263,9 @@ def server_argv_option(config: Mapping[str, Any], preset: str) -> str:
 
 def fault_options(config: Mapping[str, Any]) -> str:
     """``playsuite play-shard``'s options for faults of the job (``--lock-wait``,
-    ``--min-free-mb``, ``--ready-timeout``, ``--server-restarts``) from the ``play`` settings of
-    the same names; a setting left out of the config is left to the command's default, which is
-    the schema's."""
+    ``--min-free-mb``, ``--ready-timeout``, ``--server-restarts``, ``--server-monitor``) from the
+    ``play`` settings of the same names; a setting left out of the config is left to the
+    command's default, which is the schema's."""
     play = config.get("play") or {}
     out = ""
     options = (
@@ -273,6 +273,7 @@ def fault_options(config: Mapping[str, Any]) -> str:
         ("min_free_mb", "--min-free-mb"),
         ("server_ready_timeout_s", "--ready-timeout"),
         ("server_restarts", "--server-restarts"),
+        ("server_monitor_s", "--server-monitor"),
     )
     for key, option in options:
         if play.get(key) is not None:

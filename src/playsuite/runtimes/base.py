@@ -17,12 +17,15 @@ import enum
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from playsuite.actions import Action
 from playsuite.corpus import GameEntry
+
+if TYPE_CHECKING:  # the browser module imports this one
+    from playsuite.runtimes.browser_worker import WorkerBrowser
 
 
 class RunStatus(enum.StrEnum):
@@ -91,7 +94,12 @@ class Observation:
 
 @dataclass
 class RuntimeOptions:
-    """Per-run settings the harness passes to every runtime."""
+    """Per-run settings the harness passes to every runtime.
+
+    The last four fields carry what a worker shares across its games (built by
+    :class:`playsuite.runtimes.resources.WorkerResources`); each runtime reads the ones it needs
+    and starts a private one when a field is empty.
+    """
 
     workdir: Path  # private scratch for this run (HOME, logs); created by the caller
     game_dir: Path  # the acquired game's files, {games_dir}/{id}/files (read-only in the sandbox)
@@ -101,7 +109,9 @@ class RuntimeOptions:
     slice_timeout_s: float = 120.0  # wall-clock bound on one act() call
     sandbox: str = "bwrap"  # "bwrap" | "apptainer" | "none" (tests of the sandbox itself only)
     display: str | None = None  # X display for native / OpenGL games, owned by the worker
-    extra: dict[str, Any] = field(default_factory=dict)
+    apptainer_image: str | None = None  # the apptainer backend's image (game-sandbox.sif)
+    browser: WorkerBrowser | None = None  # a Chromium shared by the worker's browser games
+    mesa_cache: Path | None = None  # a worker-wide Mesa shader cache (native / OpenGL games)
 
 
 class Runtime(ABC):

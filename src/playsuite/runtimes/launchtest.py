@@ -10,8 +10,9 @@ real frame:
 * ``polling`` -- fresh display and browser per game, readiness polled (the runtime's own
   ``start()``, which returns at the first non-blank frame).
 * ``reuse`` -- readiness polling, and the worker's browser (browser games) or virtual display
-  and shader cache (native games) kept running across games, as the harness does. Pygame games
-  have nothing to keep: their ``reuse`` rows are timed like ``polling``.
+  and shader cache (native and OpenGL games) kept running across games, as the harness does
+  (:class:`~playsuite.runtimes.resources.WorkerResources`). Other pygame games have nothing to
+  keep: their ``reuse`` rows are timed like ``polling``.
 
 Each launch is a real start of the game in its sandbox; a game that fails to start gets a row
 with status ``failed`` and its error.
@@ -23,14 +24,14 @@ import random
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, replace
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from playsuite.corpus import GameEntry
 from playsuite.runtimes.base import Runtime, RuntimeOptions
 from playsuite.runtimes.factory import make_runtime
+from playsuite.runtimes.resources import WorkerResources
 
 LAUNCHERS = ("fixed", "polling", "reuse")
 COLUMNS = ("game", "runtime", "launcher", "launch_s", "ready_s", "status", "error")
@@ -44,49 +45,22 @@ def sample_games(games: Sequence[GameEntry], n: int, seed: int) -> list[GameEntr
     return [g for i, g in enumerate(games) if i in picked]
 
 
-@dataclass
-class _Worker:
-    """The resources a ``reuse`` launcher keeps across games, created on first use."""
-
-    stack: ExitStack
-    browser: Any = None
-    display: Any = None
-    mesa: str | None = None
-
-    def options(self, game: GameEntry, options: RuntimeOptions) -> RuntimeOptions:
-        if game.runtime == "browser":
-            if self.browser is None:
-                from playsuite.runtimes.browser_runtime import WorkerBrowser
-
-                self.browser = WorkerBrowser()
-                self.stack.callback(self.browser.close)
-                self.browser.browser  # noqa: B018 (launch now, outside the timed start)
-            return replace(options, extra={**options.extra, "browser": self.browser})
-        if game.runtime == "native":
-            if self.display is None:
-                from playsuite.runtimes.xdisplay import VirtualDisplay
-
-                self.display = VirtualDisplay().start()
-                self.stack.callback(self.display.stop)
-                self.mesa = self.stack.enter_context(
-                    tempfile.TemporaryDirectory(prefix="playsuite-mesa-")
-                )
-            extra = {**options.extra, "mesa_cache": self.mesa}
-            return replace(options, display=self.display.name, extra=extra)
-        return options
-
-
 @contextmanager
-def _worker() -> Iterator[_Worker]:
-    with ExitStack() as stack:
-        yield _Worker(stack)
+def _worker() -> Iterator[WorkerResources]:
+    """A ``reuse`` launcher's resources, in a scratch folder removed at the end; its Chromium
+    starts before the first timed launch."""
+    with (
+        tempfile.TemporaryDirectory(prefix="playsuite-launch-worker-") as scratch,
+        WorkerResources(Path(scratch), warm=True) as resources,
+    ):
+        yield resources
 
 
 def time_launch(
     game: GameEntry,
     files: Path,
     launcher: str,
-    worker: _Worker,
+    worker: WorkerResources,
     fixed_wait_s: float,
     make: Callable[[GameEntry, RuntimeOptions], Runtime] = make_runtime,
 ) -> dict[str, Any]:
@@ -97,7 +71,7 @@ def time_launch(
     with tempfile.TemporaryDirectory(prefix="playsuite-launch-") as tmp:
         options = RuntimeOptions(workdir=Path(tmp), game_dir=files)
         if launcher == "reuse":
-            options = worker.options(game, options)
+            options = worker.options_for(game, options)
         runtime = make(game, options)
         try:
             started = time.perf_counter()

@@ -256,7 +256,7 @@ class NativeRuntime(Runtime):
             **{str(k): inside(str(v)) for k, v in (opts.get("env") or {}).items()},
         }
         binds: tuple[Bind, ...] = ()
-        mesa_cache = self.options.extra.get("mesa_cache")
+        mesa_cache = self.options.mesa_cache
         if mesa_cache:
             Path(mesa_cache).mkdir(parents=True, exist_ok=True)
             binds = (Bind(Path(mesa_cache), MESA_CACHE_DIR, writable=True),)
@@ -282,7 +282,7 @@ class NativeRuntime(Runtime):
                 policy,
                 argv,
                 backend=self.options.sandbox,
-                image=self.options.extra.get("apptainer_image"),
+                image=self.options.apptainer_image,
                 stdin=subprocess.DEVNULL,
                 stdout=self._log,
                 stderr=subprocess.STDOUT,

@@ -1,8 +1,10 @@
 """In-sandbox host for pygame games: a paced virtual clock, frame capture, injected input.
 
 Started as a script by :mod:`playsuite.runtimes.pygame_runtime` inside the sandbox, under the
-game's interpreter (Debian's ``/usr/bin/python3`` or a per-game venv), never imported by the
-harness. It may use only the standard library, pygame and (optionally) numpy.
+game's interpreter (Debian's ``/usr/bin/python3`` or a per-game venv); the harness imports it only
+to find its files. It may use only the standard library, pygame and (optionally) numpy. Its parts
+(:data:`PARTS`) are bound beside it: ``pygame_host_patches`` (the clock, time and pygame patches),
+``pygame_host_input`` (scheduled input) and ``pygame_host_imports`` (import hooks).
 
 pygame and the clock functions are patched before the game is imported:
 
@@ -32,13 +34,10 @@ the host exits. The video keeps what the game showed before it hung.
 
 from __future__ import annotations
 
-import contextlib
-import datetime as _dt
 import fcntl
 import importlib
 import json
 import os
-import random
 import resource
 import struct
 import sys
@@ -48,23 +47,38 @@ import traceback
 import types
 from collections import deque
 
+if __package__:  # imported from the package (the runtime finds the files, tests read constants)
+    from playsuite.runtimes import pygame_host_imports, pygame_host_input, pygame_host_patches
+else:  # run as the sandbox's script: its parts lie beside it
+    import pygame_host_imports
+    import pygame_host_input
+    import pygame_host_patches
+
+FastImports = pygame_host_imports.FastImports
+InputSchedule = pygame_host_input.InputSchedule
+key_tables = pygame_host_input.key_tables
+
 _REAL_MONOTONIC = _time.monotonic
 _REAL_SLEEP = _time.sleep
-_REAL_LOCALTIME = _time.localtime
-_REAL_GMTIME = _time.gmtime
-_REAL_CTIME = _time.ctime
-_REAL_STRFTIME = _time.strftime
-EPOCH = 1717243200.0  # 2024-06-01 12:00:00 UTC: wall-clock reads are the same on every run
 NOWAIT_STEP = 1.0 / 30.0
 PROBE_FILE = "<probe"  # probes are compiled as "<probe NAME>": not game frames
 PROTOCOL_FD_FLOOR = 900  # the protocol pipes sit at or above this descriptor number
+#: The host's own modules: the sandbox binds each beside this script, and probes skip their frames.
+PARTS = (pygame_host_imports, pygame_host_input, pygame_host_patches)
+HOST_FILES = frozenset([__file__, *(part.__file__ for part in PARTS)])
 
 
-class Host:
-    """Virtual clock, input schedule and frame sampling; one instance per process."""
+class Host(InputSchedule):
+    """Virtual clock, input schedule and frame sampling; one instance per process.
 
-    def __init__(self, config: dict, proto_in, proto_out) -> None:
+    ``pg`` is the pygame module; ``real`` holds the pygame functions the patches replaced.
+    """
+
+    def __init__(self, config: dict, proto_in, proto_out, pg: types.ModuleType) -> None:
         self.config = config
+        self.pg = pg
+        self.real: dict = {}
+        self.keys, self.unicode, self.modifiers = key_tables(pg)
         self.proto_in = proto_in
         self.proto_out = proto_out
         self.t = 0.0
@@ -176,7 +190,7 @@ class Host:
             "sys": sys,
             "modules": sys.modules,
             "main": self.namespace,
-            "pygame": pygame,
+            "pygame": self.pg,
             "frames": running_frames,
             "local": running_local,
         }
@@ -195,6 +209,11 @@ class Host:
         return out
 
     # ------------------------------------------------------------------ clock
+
+    def now(self) -> float:
+        """Game time as the game reads it (a read in a spin loop lets a little time pass)."""
+        self.on_poll()
+        return self.t
 
     def begin_slice(self, seconds: float, frames: int, events: list[dict]) -> None:
         start = self.slice_end if self.slice_end is not None else self.t
@@ -245,8 +264,8 @@ class Host:
         now = self.t + 1e-9
         for etype, timer in list(self.timers.items()):
             while timer[0] <= now and self.timers.get(etype) is timer:
-                event = timer[2] if timer[2] is not None else pygame.event.Event(etype)
-                _real["post"](event)
+                event = timer[2] if timer[2] is not None else self.pg.event.Event(etype)
+                self.real["post"](event)
                 timer[3] -= 1
                 if timer[3] == 0:
                     del self.timers[etype]
@@ -266,105 +285,12 @@ class Host:
         self.send_slice_end(header, b"".join(frames))
         self.pause()
 
-    # ------------------------------------------------------------------ input
-
-    def deliver(self) -> None:
-        """Post scheduled input events that are due.
-
-        A release whose press the game has not seen yet (no flip or event read since) waits:
-        a press and release in one batch would be invisible to games that poll key state.
-        """
-        now = self.t + 1e-9
-        while self.schedule and self.schedule[0][0] <= now:
-            t, _, event = self.schedule[0]
-            if self.blocked(event):
-                break
-            self.schedule.pop(0)
-            if event["kind"] in ("key_down", "button_down"):
-                self.fresh.add((event.get("key"), event.get("button")))
-            self.inject(event, t)
-
-    def blocked(self, event: dict) -> bool:
-        return (
-            event["kind"] in ("key_up", "button_up")
-            and (event.get("key"), event.get("button")) in self.fresh
-        )
-
-    def seen(self) -> None:
-        """The game read its events or showed a frame: pending releases may go."""
-        self.fresh.clear()
-
-    def inject(self, event: dict, t: float) -> None:
-        """Post one event of :func:`playsuite.runtimes.timeline.schedule` as pygame events."""
-        kind = event["kind"]
-        if kind in ("key_down", "key_up", "repeat"):
-            code = KEYS.get(event["key"])
-            if code is None:
-                return
-            if kind == "repeat":
-                if code not in self.pressed:
-                    return
-                kind = "key_down"
-                self.push(t + self.repeat[1] / 1000.0, event)
-            elif kind == "key_down":
-                self.pressed.add(code)
-                if self.repeat[0] > 0:
-                    self.push(t + self.repeat[0] / 1000.0, {**event, "kind": "repeat"})
-            else:
-                self.pressed.discard(code)
-            etype = pygame.KEYDOWN if kind == "key_down" else pygame.KEYUP
-            mods = self.mods()
-            text = UNICODE.get(event["key"], "")
-            if mods & pygame.KMOD_SHIFT:
-                text = text.upper()
-            attrs = {"key": code, "mod": mods, "scancode": 0, "unicode": text}
-            _real["post"](pygame.event.Event(etype, attrs))
-            if kind == "key_down" and text and text.isprintable() and hasattr(pygame, "TEXTINPUT"):
-                _real["post"](pygame.event.Event(pygame.TEXTINPUT, {"text": text}))
-        elif kind in ("move", "move_rel"):
-            x, y = int(event.get("x", 0)), int(event.get("y", 0))
-            if kind == "move_rel":
-                w, h = self.video_size or (1 << 16, 1 << 16)
-                x = min(max(self.mouse_pos[0] + x, 0), w - 1)
-                y = min(max(self.mouse_pos[1] + y, 0), h - 1)
-            pos = (x, y)
-            rel = (pos[0] - self.mouse_pos[0], pos[1] - self.mouse_pos[1])
-            self.mouse_rel = [self.mouse_rel[0] + rel[0], self.mouse_rel[1] + rel[1]]
-            self.mouse_pos = pos
-            buttons = tuple(int(b) for b in self.buttons[:3])
-            _real["post"](
-                pygame.event.Event(pygame.MOUSEMOTION, {"pos": pos, "rel": rel, "buttons": buttons})
-            )
-        elif kind in ("button_down", "button_up"):
-            button = BUTTONS.get(event.get("button") or "left", 1)
-            self.buttons[button - 1] = kind == "button_down"
-            etype = pygame.MOUSEBUTTONDOWN if kind == "button_down" else pygame.MOUSEBUTTONUP
-            _real["post"](pygame.event.Event(etype, {"pos": self.mouse_pos, "button": button}))
-        elif kind == "wheel":
-            notches = int(event.get("y", 0))  # positive: down
-            for _ in range(abs(notches)):
-                if hasattr(pygame, "MOUSEWHEEL"):
-                    wheel = {"x": 0, "y": -1 if notches > 0 else 1, "flipped": False}
-                    _real["post"](pygame.event.Event(pygame.MOUSEWHEEL, wheel))
-                for etype in (pygame.MOUSEBUTTONDOWN, pygame.MOUSEBUTTONUP):
-                    button = 5 if notches > 0 else 4
-                    _real["post"](
-                        pygame.event.Event(etype, {"pos": self.mouse_pos, "button": button})
-                    )
-
-    def mods(self) -> int:
-        value = 0
-        for code, mod in MODS.items():
-            if code in self.pressed:
-                value |= mod
-        return value
-
     # ------------------------------------------------------------------ frames
 
     def grab(self) -> bytes | None:
         if self.cache_id == self.flips and self.cache is not None:
             return self.cache
-        surface = _real["get_surface"]()
+        surface = self.real["get_surface"]()
         if surface is None or self.gl:
             return self.cache
         self.cache = self.encode(surface)
@@ -375,21 +301,21 @@ class Host:
         if self.video_size is None:
             self.video_size = surface.get_size()
         if surface.get_size() != self.video_size:
-            surface = pygame.transform.scale(surface, self.video_size)
-        to_bytes = getattr(pygame.image, "tobytes", None) or pygame.image.tostring
+            surface = self.pg.transform.scale(surface, self.video_size)
+        to_bytes = getattr(self.pg.image, "tobytes", None) or self.pg.image.tostring
         return to_bytes(surface, "RGB")
 
     def gl_capture(self) -> None:
         import ctypes
 
-        surface = _real["get_surface"]()
+        surface = self.real["get_surface"]()
         w, h = surface.get_size()
         gl = ctypes.CDLL("libGL.so.1")
         buf = ctypes.create_string_buffer(w * h * 3)
         gl.glPixelStorei(0x0D05, 1)  # GL_PACK_ALIGNMENT
         gl.glReadPixels(0, 0, w, h, 0x1907, 0x1401, buf)  # GL_RGB, GL_UNSIGNED_BYTE
-        image = pygame.image.frombuffer(buf.raw, (w, h), "RGB")
-        self.cache = self.encode(pygame.transform.flip(image, False, True))
+        image = self.pg.image.frombuffer(buf.raw, (w, h), "RGB")
+        self.cache = self.encode(self.pg.transform.flip(image, False, True))
         self.cache_id = self.flips + 1
 
     def on_flip(self) -> None:
@@ -421,13 +347,13 @@ class Host:
     def wait_event(self, timeout_ms: int = 0):
         limit = self.t + timeout_ms / 1000.0 if timeout_ms > 0 else None
         while True:
-            event = _real["poll"]()
-            if event.type != pygame.NOEVENT:
+            event = self.real["poll"]()
+            if event.type != self.pg.NOEVENT:
                 return event
             deadline = self.next_deadline()
             if limit is not None and (deadline is None or deadline > limit):
                 self.advance(limit - self.t)
-                return pygame.event.Event(pygame.NOEVENT)
+                return self.pg.event.Event(self.pg.NOEVENT)
             if deadline is None:
                 deadline = self.t + 1.0  # launching with nothing scheduled: let time pass
             self.advance(max(deadline - self.t, 0.0))
@@ -446,7 +372,7 @@ def running_frames(function: str) -> list[dict]:
     frame = sys._getframe(1)
     while frame is not None:
         code = frame.f_code
-        ours = code.co_filename == __file__ or code.co_filename.startswith(PROBE_FILE)
+        ours = code.co_filename in HOST_FILES or code.co_filename.startswith(PROBE_FILE)
         if not ours and function in (code.co_name, getattr(code, "co_qualname", None)):
             found.append(frame.f_locals)
         frame = frame.f_back
@@ -461,453 +387,6 @@ def running_local(function: str, name: str = "self"):
 
 host: Host
 pygame: types.ModuleType
-_real: dict = {}
-KEYS: dict[str, int] = {}
-UNICODE: dict[str, str] = {}
-MODS: dict[int, int] = {}
-BUTTONS = {"left": 1, "middle": 2, "right": 3}
-
-
-def _key_tables() -> None:
-    names = {
-        "space": ("K_SPACE", " "),
-        "enter": ("K_RETURN", "\r"),
-        "escape": ("K_ESCAPE", "\x1b"),
-        "tab": ("K_TAB", "\t"),
-        "backspace": ("K_BACKSPACE", "\x08"),
-        "delete": ("K_DELETE", "\x7f"),
-        "insert": ("K_INSERT", ""),
-        "home": ("K_HOME", ""),
-        "end": ("K_END", ""),
-        "pageup": ("K_PAGEUP", ""),
-        "pagedown": ("K_PAGEDOWN", ""),
-        "up": ("K_UP", ""),
-        "down": ("K_DOWN", ""),
-        "left": ("K_LEFT", ""),
-        "right": ("K_RIGHT", ""),
-        "shift": ("K_LSHIFT", ""),
-        "ctrl": ("K_LCTRL", ""),
-        "alt": ("K_LALT", ""),
-        "meta": ("K_LMETA", ""),
-        "capslock": ("K_CAPSLOCK", ""),
-        "minus": ("K_MINUS", "-"),
-        "equal": ("K_EQUALS", "="),
-        "comma": ("K_COMMA", ","),
-        "period": ("K_PERIOD", "."),
-        "slash": ("K_SLASH", "/"),
-        "backslash": ("K_BACKSLASH", "\\"),
-        "semicolon": ("K_SEMICOLON", ";"),
-        "apostrophe": ("K_QUOTE", "'"),
-        "grave": ("K_BACKQUOTE", "`"),
-        "bracketleft": ("K_LEFTBRACKET", "["),
-        "bracketright": ("K_RIGHTBRACKET", "]"),
-    }
-    for ch in "abcdefghijklmnopqrstuvwxyz0123456789":
-        names[ch] = (f"K_{ch}", ch)
-    for n in range(1, 13):
-        names[f"f{n}"] = (f"K_F{n}", "")
-    for name, (const, text) in names.items():
-        if hasattr(pygame, const):
-            KEYS[name] = getattr(pygame, const)
-            UNICODE[name] = text
-    MODS.update(
-        {
-            pygame.K_LSHIFT: pygame.KMOD_LSHIFT,
-            pygame.K_LCTRL: pygame.KMOD_LCTRL,
-            pygame.K_LALT: pygame.KMOD_LALT,
-            pygame.K_LMETA: getattr(pygame, "KMOD_LMETA", 0),
-        }
-    )
-
-
-class PressedKeys(tuple):
-    """``key.get_pressed()`` result indexable by pygame 2's large key codes."""
-
-    def __new__(cls, pressed: set[int]):
-        self = super().__new__(cls, [i in pressed for i in range(512)])
-        self._pressed = frozenset(pressed)
-        return self
-
-    def __getitem__(self, index):
-        if isinstance(index, int):
-            return index in self._pressed
-        return super().__getitem__(index)
-
-
-class VirtualClock:
-    """``pygame.time.Clock`` on the virtual clock: ``tick(fps)`` waits in game time."""
-
-    def __init__(self) -> None:
-        self._last: float | None = None
-        self._time = 0
-        self._raw = 0
-        self._deltas: deque[float] = deque(maxlen=10)
-
-    def tick(self, framerate: float = 0) -> int:
-        now = host.t
-        if self._last is None:
-            self._last = now
-        self._raw = round((now - self._last) * 1000)
-        if framerate and framerate > 0:
-            target = self._last + 1.0 / framerate
-            host.advance(max(target - now, 0.0))
-            host.flips_since_wait = 0
-        else:
-            host.on_poll()
-        now = host.t
-        delta = now - self._last
-        self._last = now
-        self._time = round(delta * 1000)
-        if delta > 0:
-            self._deltas.append(delta)
-        return self._time
-
-    tick_busy_loop = tick
-
-    def get_time(self) -> int:
-        return self._time
-
-    def get_rawtime(self) -> int:
-        return self._raw
-
-    def get_fps(self) -> float:
-        if not self._deltas:
-            return 0.0
-        return len(self._deltas) / sum(self._deltas)
-
-
-def _vnow() -> float:
-    host.on_poll()
-    return host.t
-
-
-def _patch_time() -> None:
-    base = 1000.0  # monotonic clocks start at an arbitrary positive value
-    _time.time = lambda: EPOCH + _vnow()
-    _time.time_ns = lambda: int((EPOCH + _vnow()) * 1e9)
-    _time.monotonic = lambda: base + _vnow()
-    _time.monotonic_ns = lambda: int((base + _vnow()) * 1e9)
-    _time.perf_counter = lambda: base + _vnow()
-    _time.perf_counter_ns = lambda: int((base + _vnow()) * 1e9)
-
-    def sleep(seconds: float) -> None:
-        host.advance(float(seconds))
-
-    _time.sleep = sleep
-    _time.localtime = lambda secs=None: _REAL_LOCALTIME(EPOCH + host.t if secs is None else secs)
-    _time.gmtime = lambda secs=None: _REAL_GMTIME(EPOCH + host.t if secs is None else secs)
-    _time.ctime = lambda secs=None: _REAL_CTIME(EPOCH + host.t if secs is None else secs)
-    _time.strftime = lambda fmt, t=None: _REAL_STRFTIME(
-        fmt, _REAL_LOCALTIME(EPOCH + host.t) if t is None else t
-    )
-
-    class VirtualDateTime(_dt.datetime):
-        @classmethod
-        def now(cls, tz=None):
-            return cls.fromtimestamp(EPOCH + host.t, tz)
-
-        @classmethod
-        def utcnow(cls):
-            return cls.fromtimestamp(EPOCH + host.t, _dt.UTC).replace(tzinfo=None)
-
-        @classmethod
-        def today(cls):
-            return cls.now()
-
-    class VirtualDate(_dt.date):
-        @classmethod
-        def today(cls):
-            return cls.fromtimestamp(EPOCH + host.t)
-
-    _dt.datetime = VirtualDateTime
-    _dt.date = VirtualDate
-
-
-def _patch_pygame() -> None:
-    pg = pygame
-    _real.update(
-        post=pg.event.post,
-        poll=pg.event.poll,
-        get_surface=pg.display.get_surface,
-        set_mode=pg.display.set_mode,
-        flip=pg.display.flip,
-        update=pg.display.update,
-        set_pos=pg.mouse.set_pos,
-    )
-    pg.time.get_ticks = lambda: int(_vnow() * 1000)
-
-    def wait(ms: int) -> int:
-        host.advance(max(int(ms), 0) / 1000.0)
-        return int(ms)
-
-    pg.time.wait = wait
-    pg.time.delay = wait
-    pg.time.Clock = VirtualClock
-
-    def set_timer(event, millis, loops=0):
-        etype = event.type if hasattr(event, "type") else int(event)
-        millis = int(millis)
-        if millis <= 0:
-            host.timers.pop(etype, None)
-            return
-        payload = event if hasattr(event, "type") else None
-        host.timers[etype] = [host.t + millis / 1000.0, millis / 1000.0, payload, int(loops) or -1]
-
-    pg.time.set_timer = set_timer
-
-    def event_wait(timeout: int = 0):
-        event = host.wait_event(int(timeout))
-        host.seen()
-        return event
-
-    def reader(real):
-        def read(*args, **kwargs):
-            result = real(*args, **kwargs)
-            host.seen()
-            return result
-
-        return read
-
-    pg.event.get = reader(pg.event.get)
-    pg.event.poll = reader(_real["poll"])
-    pg.event.pump = reader(pg.event.pump)
-
-    pg.event.wait = event_wait
-
-    def set_mode(size=(0, 0), flags=0, *args, **kwargs):
-        flags &= ~pg.FULLSCREEN
-        if hasattr(pg, "OPENGL") and flags & pg.OPENGL:
-            host.gl = True
-        if not size or tuple(size) == (0, 0):
-            size = tuple(host.config.get("screen") or (800, 600))
-        surface = _real["set_mode"](size, flags, *args, **kwargs)
-        if host.video_size is None:
-            host.video_size = surface.get_size()
-        host.cache_id = -1
-        return surface
-
-    pg.display.set_mode = set_mode
-    pg.display.toggle_fullscreen = lambda: 1
-
-    def flip():
-        if host.gl:
-            host.gl_capture()
-        _real["flip"]()
-        host.on_flip()
-
-    def update(*args, **kwargs):
-        if host.gl:
-            host.gl_capture()
-        _real["update"](*args, **kwargs)
-        host.on_flip()
-
-    pg.display.flip = flip
-    pg.display.update = update
-    pg.key.get_pressed = lambda: PressedKeys(host.pressed)
-    pg.key.get_mods = host.mods
-    pg.key.get_focused = lambda: True
-
-    def set_repeat(delay=0, interval=0):
-        host.repeat = (int(delay), int(interval or delay))
-
-    pg.key.set_repeat = set_repeat
-    pg.key.get_repeat = lambda: host.repeat
-    pg.mouse.get_pos = lambda: host.mouse_pos
-
-    def get_pressed(num_buttons=3):
-        return tuple(host.buttons[: 5 if num_buttons == 5 else 3])
-
-    pg.mouse.get_pressed = get_pressed
-    pg.mouse.get_focused = lambda: True
-
-    def get_rel():
-        rel = tuple(host.mouse_rel)
-        host.mouse_rel = [0, 0]
-        return rel
-
-    pg.mouse.get_rel = get_rel
-
-    def set_pos(*pos):
-        point = pos[0] if len(pos) == 1 else pos
-        host.mouse_pos = (int(point[0]), int(point[1]))
-        with contextlib.suppress(pg.error):
-            _real["set_pos"](host.mouse_pos)
-
-    pg.mouse.set_pos = set_pos
-
-
-def _seed(seed: int, lazy: bool) -> None:
-    """Seed ``random``, and numpy's global generator unless :class:`FastImports` does it."""
-    random.seed(seed)
-    if lazy:
-        return
-    try:
-        import numpy
-
-        numpy.random.seed(seed)
-    except ImportError:
-        pass
-
-
-class _LoaderWrapper:
-    """A module loader that adds something around the real loader's ``exec_module``.
-
-    Everything else is the real loader's, and the module gets the real loader back once it has
-    run, so only the added step can be observed.
-    """
-
-    def __init__(self, loader) -> None:
-        self._loader = loader
-
-    def __getattr__(self, name: str):
-        return getattr(self._loader, name)
-
-    def create_module(self, spec):
-        return self._loader.create_module(spec)
-
-    def exec_module(self, module) -> None:
-        self._loader.exec_module(module)
-        module.__loader__ = self._loader
-        if getattr(module, "__spec__", None) is not None:
-            module.__spec__.loader = self._loader
-
-
-class _SeedAfterExec(_LoaderWrapper):
-    """numpy: seed its global generator right after its body ran, before anyone can draw."""
-
-    def __init__(self, loader, seed: int) -> None:
-        super().__init__(loader)
-        self._seed = seed
-
-    def exec_module(self, module) -> None:
-        super().exec_module(module)
-        module.random.seed(self._seed)
-
-
-class _WithoutPkgResources(_LoaderWrapper):
-    """pygame.pkgdata: run its body while ``pkg_resources`` cannot be imported."""
-
-    def exec_module(self, module) -> None:
-        hidden = "pkg_resources" not in sys.modules
-        if hidden:
-            sys.modules["pkg_resources"] = None  # type: ignore[assignment]  # -> ImportError
-        try:
-            super().exec_module(module)
-        finally:
-            if hidden and "pkg_resources" in sys.modules and sys.modules["pkg_resources"] is None:
-                del sys.modules["pkg_resources"]
-
-
-def _top_level_names(source: bytes) -> set[str] | None:
-    """Names a module body binds at top level, or ``None`` when that cannot be known."""
-    import ast
-
-    names: set[str] = set()
-    for node in ast.parse(source).body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            for alias in node.names:
-                if alias.name == "*":
-                    return None
-                names.add(alias.asname or alias.name.split(".")[0])
-        else:
-            for sub in ast.walk(node):
-                if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
-                    names.add(sub.id)
-                elif isinstance(sub, (ast.Import, ast.ImportFrom)):
-                    names.update(a.asname or a.name.split(".")[0] for a in sub.names)
-                elif isinstance(sub, ast.Call) and getattr(sub.func, "id", "") in (
-                    "globals",
-                    "exec",
-                    "setattr",
-                ):
-                    return None
-    return names | {"__all__", "__doc__", "__annotations__"}
-
-
-class _DeferredBody(_LoaderWrapper):
-    """Run a module's body on first use of a name the body defines (PEP 562 ``__getattr__``).
-
-    Unlike ``importlib.util.LazyLoader``, asking for a name the module does not define (a game
-    sweeping ``sys.modules`` with ``hasattr``, as solarwolf does from a thread) answers
-    ``AttributeError`` without running the body, exactly as the loaded module would, so a sweep
-    never imports numpy behind the game's back. Falls back to running the body at once when
-    the source cannot be read or binds names dynamically.
-    """
-
-    def exec_module(self, module) -> None:
-        try:
-            names = _top_level_names(self._loader.get_source(module.__name__).encode())
-        except Exception:
-            names = None
-        if names is None:
-            super().exec_module(module)
-            return
-        lock = threading.RLock()
-        loader = self
-
-        def __getattr__(name: str):
-            with lock:
-                if module.__dict__.get("__getattr__") is __getattr__:
-                    if name not in names:
-                        raise AttributeError(
-                            f"module {module.__name__!r} has no attribute {name!r}"
-                        )
-                    del module.__dict__["__getattr__"]
-                    try:
-                        _LoaderWrapper.exec_module(loader, module)
-                    except BaseException:
-                        module.__dict__["__getattr__"] = __getattr__
-                        raise
-            return object.__getattribute__(module, name)
-
-        module.__dict__["__getattr__"] = __getattr__
-
-
-class FastImports:
-    """Import hook that keeps a game's start from loading what it may never use.
-
-    Old pygame (Debian's 2.1.2) imports numpy through ``surfarray``/``sndarray`` on
-    ``import pygame`` (~0.1 s CPU), and its display module imports ``pygame.pkgdata`` to find
-    its window icon, which imports ``pkg_resources`` (~0.1 s CPU) just to open a file next to
-    pygame's own modules: together about half of a light game's launch CPU. So:
-
-    * ``pygame.surfarray`` and ``pygame.sndarray`` run their bodies on first use of one of
-      their names (:class:`_DeferredBody`), as pygame-ce defers them itself;
-    * ``pygame.pkgdata`` runs with ``pkg_resources`` hidden, which is pygame's own fallback for
-      installs without setuptools (open the file in pygame's directory); the game can still
-      import ``pkg_resources`` itself;
-    * numpy's global generator is seeded the moment numpy is imported, whoever imports it, so
-      the game draws the same numbers as if numpy had been seeded at start.
-
-    A row can turn this off with ``options.lazy_imports: false`` (then numpy is imported and
-    seeded at start).
-    """
-
-    LAZY = ("pygame.surfarray", "pygame.sndarray")
-
-    def __init__(self, seed: int) -> None:
-        self.seed = seed
-
-    def find_spec(self, name: str, path=None, target=None):
-        if name not in (*self.LAZY, "pygame.pkgdata", "numpy"):
-            return None
-        spec = None
-        for finder in sys.meta_path:  # whoever would have found it without us
-            if finder is not self and hasattr(finder, "find_spec"):
-                spec = finder.find_spec(name, path, target)
-                if spec is not None:
-                    break
-        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
-            return spec
-        if name in self.LAZY:
-            spec.loader = _DeferredBody(spec.loader)
-        elif name == "pygame.pkgdata":
-            spec.loader = _WithoutPkgResources(spec.loader)
-        else:
-            spec.loader = _SeedAfterExec(spec.loader, self.seed)
-        return spec
 
 
 def _run_entry(config: dict) -> None:
@@ -975,13 +454,12 @@ def main() -> None:
     import pygame as _pygame
 
     pygame = _pygame
-    host = Host(config, proto_in, proto_out)
+    host = Host(config, proto_in, proto_out, _pygame)
     watchdog = threading.Thread(target=host.watch_for_stalls, name="playsuite-stalls", daemon=True)
     watchdog.start()
-    _key_tables()
-    _patch_time()
-    _patch_pygame()
-    _seed(int(config.get("seed", 0)), lazy)
+    pygame_host_patches.patch_time(host)
+    pygame_host_patches.patch_pygame(host)
+    pygame_host_imports.seed_generators(int(config.get("seed", 0)), lazy)
     code, error = 0, None
     try:
         _run_entry(config)

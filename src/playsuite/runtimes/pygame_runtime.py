@@ -20,7 +20,7 @@ import select
 import struct
 import time
 from dataclasses import asdict
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
 import numpy as np
@@ -98,12 +98,16 @@ class PygameRuntime(Runtime):
             **{str(k): str(v) for k, v in (game_opts.get("env") or {}).items()},
         }
         host_script = Path(pygame_host.__file__).absolute()
+        parts = [Path(part.__file__).absolute() for part in pygame_host.PARTS]
+        host_binds = tuple(
+            Bind(path, str(PurePosixPath(HOST_INSIDE).with_name(path.name))) for path in parts
+        )
         policy = game_policy(
             workdir / "sandbox",
             game_dir,
             env=env,
             x11_display=self.options.display if opengl else None,
-            extra_binds=(Bind(host_script, HOST_INSIDE),),
+            extra_binds=(Bind(host_script, HOST_INSIDE), *host_binds),
         )
         config = {
             "entry": self.game.entry,
@@ -127,7 +131,7 @@ class PygameRuntime(Runtime):
                 policy,
                 [python, "-s", "-B", script],
                 backend=backend,
-                image=self.options.extra.get("apptainer_image"),
+                image=self.options.apptainer_image,
                 stderr=self._log,
             )
         except (OSError, ValueError) as exc:

@@ -19,6 +19,7 @@ from playsuite.actions import Action, action_from_dict
 from playsuite.corpus import GameEntry
 from playsuite.runtimes.base import GameFailure, RunStatus, RuntimeOptions
 from playsuite.runtimes.factory import make_runtime
+from playsuite.runtimes.resources import WorkerResources
 
 #: Inputs that start or move most games: confirm, jump/fire, the four arrows, a click.
 DEFAULT_ACTIONS: tuple[tuple[dict[str, Any], ...], ...] = (
@@ -62,15 +63,29 @@ def _blank(frame: np.ndarray) -> bool:
 
 
 def validate_launch(
-    game: GameEntry, game_dir: Path, workdir: Path, **options: Any
+    game: GameEntry,
+    game_dir: Path,
+    workdir: Path,
+    *,
+    resources: WorkerResources | None = None,
+    **options: Any,
 ) -> dict[str, Any]:
-    """Play the game twice briefly; a JSON-ready verdict (``ok`` true when it passes)."""
+    """Play the game twice briefly; a JSON-ready verdict (``ok`` true when it passes).
+
+    ``options`` are :class:`RuntimeOptions` fields; ``resources`` (a browser, a display) are
+    shared by the runs instead of each run starting its own.
+    """
+
+    def run_options(run_dir: Path) -> RuntimeOptions:
+        opts = RuntimeOptions(workdir=run_dir, game_dir=Path(game_dir), **options)
+        return resources.options_for(game, opts) if resources is not None else opts
+
     result: dict[str, Any] = {"game": game.id, "runtime": game.runtime}
     runs = []
     for name, with_input in (("idle", False), ("input", True)):
         run_dir = Path(workdir) / name
         run_dir.mkdir(parents=True, exist_ok=True)
-        opts = RuntimeOptions(workdir=run_dir, game_dir=Path(game_dir), **options)
+        opts = run_options(run_dir)
         try:
             runs.append(_play(game, opts, with_input))
         except GameFailure as exc:
@@ -81,10 +96,9 @@ def validate_launch(
     differing = sum(
         not np.array_equal(a, b) for a, b in zip(idle["frames"], played["frames"], strict=False)
     )
-    repeat_opts = RuntimeOptions(
-        workdir=Path(workdir) / "idle-again", game_dir=Path(game_dir), **options
-    )
-    repeat_opts.workdir.mkdir(parents=True, exist_ok=True)
+    repeat_dir = Path(workdir) / "idle-again"
+    repeat_dir.mkdir(parents=True, exist_ok=True)
+    repeat_opts = run_options(repeat_dir)
     deterministic = None
     try:
         again = _play(game, repeat_opts, False)
