@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import http.server
-import shutil
 import subprocess
 import sys
 import threading
@@ -16,6 +15,7 @@ import pandas as pd
 import pytest
 
 from playsuite.corpus import load_corpus
+from playsuite.testing.repo import copy_repo
 
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 TARGETS = [
@@ -32,24 +32,6 @@ TARGETS = [
     "genre_distribution.pdf",
     "genre_distribution.png",
 ]
-
-
-def copy_repo(repo: Path, dest: Path) -> Path:
-    shutil.copytree(
-        repo,
-        dest,
-        ignore=shutil.ignore_patterns(
-            ".venv",
-            ".venv-engine",
-            "results",
-            ".snakemake",
-            ".git",
-            "*.egg-info",
-            "__pycache__",
-            ".pytest_cache",
-        ),
-    )
-    return dest
 
 
 def snakemake(work: Path, *args: str) -> subprocess.CompletedProcess:

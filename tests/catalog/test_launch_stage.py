@@ -4,7 +4,6 @@ archives and starts them for real in the sandbox; the funnel's launch stage read
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +13,7 @@ import pytest
 from playsuite.catalog.filters import launch_exclusion
 from playsuite.catalog.ingest import RawGame, read_records
 from playsuite.catalog.launch import concise_error, find_native_entry, step_launch
+from playsuite.testing.repo import copy_repo
 
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 PASSING = "pyweek-35-clockwork"  # a pygame game that runs and moves with the arrow keys
@@ -23,21 +23,7 @@ FAILING = "itch-1018"  # its script throws before the first frame: the page stay
 @pytest.fixture(scope="module")
 def launched(repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The two games' dry-runs through the workflow, on a copy of the repository."""
-    work = tmp_path_factory.mktemp("launch") / "repo"
-    shutil.copytree(
-        repo,
-        work,
-        ignore=shutil.ignore_patterns(
-            ".venv",
-            ".venv-engine",
-            "results",
-            ".snakemake",
-            ".git",
-            "*.egg-info",
-            "__pycache__",
-            ".pytest_cache",
-        ),
-    )
+    work = copy_repo(repo, tmp_path_factory.mktemp("launch") / "repo")
     (work / "fast.yaml").write_text("catalog:\n  launch:\n    timeout_s: 8\n")
     targets = [f"results/catalog/sample/launch/{g}.json" for g in (PASSING, FAILING)]
     out = subprocess.run(

@@ -1,6 +1,5 @@
 """The workflow plans, lints clean, and rejects an invalid configuration."""
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -50,15 +49,8 @@ def test_misspelt_key_and_unknown_prompt_variant_fail_the_plan(repo: Path, tmp_p
     assert "needs prompt template 'standard+nosuch'" in out.stdout + out.stderr
 
 
-def test_models_table_is_built(repo: Path, tmp_path: Path) -> None:
-    work = tmp_path / "wf"
-    shutil.copytree(
-        repo,
-        work,
-        ignore=shutil.ignore_patterns(
-            ".venv", ".venv-engine", "results", ".snakemake", ".git", "*.egg-info"
-        ),
-    )
+def test_models_table_is_built(repo_copy: Path) -> None:
+    work = repo_copy
     out = run(work, "--cores", "1", "results/tables/models.csv")
     assert out.returncode == 0, out.stderr
     text = (work / "results/tables/models.md").read_text()

@@ -7,4 +7,5 @@ tests, benchmarks and a person trying the harness without a GPU use it directly.
   :mod:`.standin` builds its command line.
 * :mod:`.synthetic_scores` — scores tables with planted effects, for the statistics.
 * :mod:`.synthetic_episode` — a scripted game recorded into a real episode directory.
+* :mod:`.repo` — a copy of the repository for tests that run the workflow on it.
 """
