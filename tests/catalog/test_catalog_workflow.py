@@ -18,6 +18,8 @@ from playsuite.corpus import load_corpus
 from playsuite.testing.repo import copy_repo
 
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
+#: Every test here runs the catalog rules (the shared sample takes a minute or more).
+pytestmark = pytest.mark.slow
 TARGETS = [
     "games.tsv",
     "funnel.csv",
@@ -145,7 +147,6 @@ def test_genre_figure(sample: Path) -> None:
     assert (sample / "genre_distribution.pdf").read_bytes()[:4] == b"%PDF"
 
 
-@pytest.mark.slow
 def test_archives_over_http(repo: Path, tmp_path: Path) -> None:
     """The same rules with archive URLs: Snakemake's HTTP storage fetches them."""
     work = copy_repo(repo, tmp_path / "repo")

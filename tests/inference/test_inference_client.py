@@ -94,6 +94,7 @@ def test_spent_restart_budget_gives_up(standin):
     assert server.restarts == 1 and not server.running()
 
 
+@pytest.mark.slow
 def test_stalled_server_times_out_and_is_restarted(standin):
     server = standin(
         {"health_timeout_s": 0.5, "hang_after_s": 1.0, "max_restarts": 1},
