@@ -76,6 +76,7 @@ def test_no_server_exhausts_retries(sock_dir):
         client.chat([{"role": "user", "content": "x"}])
 
 
+@pytest.mark.slow
 def test_crash_is_recovered_by_restarting_the_server(standin):
     server = standin({"max_restarts": 2}, crash_after=2)
     with _client(server, recover=server.ensure_healthy) as client:
