@@ -6,12 +6,20 @@ from pathlib import Path
 
 import pytest
 
+from playsuite.testing.repo import copy_repo
+
 REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="session")
 def repo() -> Path:
     return REPO
+
+
+@pytest.fixture
+def repo_copy(tmp_path: Path) -> Path:
+    """A fresh copy of the repository (playsuite.testing.repo) for one test to run Snakemake in."""
+    return copy_repo(REPO, tmp_path / "repo")
 
 
 from hypothesis import HealthCheck, settings  # noqa: E402

@@ -11,7 +11,7 @@ import pytest
 
 from playsuite.cluster.accounting import sacct_jobs
 from playsuite.processes import probe, probe_ok
-from playsuite.runtimes import acquire
+from playsuite.runtimes.fetchers import debian
 
 
 @pytest.fixture
@@ -41,7 +41,7 @@ def test_probe_answers_when_the_program_exists() -> None:
 
 def test_project_probes_survive_an_empty_path(empty_path) -> None:
     assert sacct_jobs(["12345"]) == {}
-    assert acquire._installed("bubblewrap") is False
+    assert debian._installed("bubblewrap") is False
 
 
 def test_slurm_fixture_probe_survives_an_empty_path(empty_path) -> None:

@@ -126,6 +126,7 @@ def test_clamp_keeps_pointer_on_screen() -> None:
         st.one_of(st.integers(), st.text(), st.floats(), st.none(), st.lists(st.text())),
     )
 )
+@pytest.mark.slow
 def test_validation_only_raises_action_error(obj: dict) -> None:
     with contextlib.suppress(ActionError):
         action_from_dict(obj)

@@ -70,6 +70,7 @@ def test_configuration_errors_exit_2(capsys) -> None:
         main(["parse", "--parser", "gpt", "--screen", "640x480", "x"])
 
 
+@pytest.mark.slow
 def test_installed_command(tmp_path) -> None:
     exe = [sys.executable, "-m", "playsuite.cli"]
     done = subprocess.run(

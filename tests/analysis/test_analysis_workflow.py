@@ -7,7 +7,6 @@ a condition is added to its config file (no code change), and the HTML report is
 from __future__ import annotations
 
 import importlib.util
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +16,7 @@ import yaml
 
 from playsuite.analysis.engine_checks import TITLE, engine_check_table
 from playsuite.files import write_text_atomic
+from playsuite.testing.repo import copy_repo
 from playsuite.testing.synthetic_scores import SyntheticSpec, synthetic_scores, write_scores_tsv
 from tests.analysis.test_engine_checks import write_check_run
 
@@ -81,14 +81,7 @@ def planned_jobs(dry_run_stdout: str) -> set[str]:
 
 @pytest.fixture(scope="module")
 def work(repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    work = tmp_path_factory.mktemp("analysis") / "wf"
-    shutil.copytree(
-        repo,
-        work,
-        ignore=shutil.ignore_patterns(
-            ".venv", ".venv-engine", "results", ".snakemake", ".git", "*.egg-info"
-        ),
-    )
+    work = copy_repo(repo, tmp_path_factory.mktemp("analysis") / "wf")
     spec = SyntheticSpec(
         presets=PRESETS,
         conditions=CONDITIONS,

@@ -208,6 +208,7 @@ def test_stat_table_writes_three_forms_with_bold_best(tmp_path: Path) -> None:
     assert r"\textbf{2.00}" in tex and "low" not in tex and r"x\_y" in tex
 
 
+@pytest.mark.slow
 def test_every_figure_renders_with_data_and_without(tmp_path: Path) -> None:
     empty = pd.DataFrame()
     bench = read_benchmarks(tmp_path)

@@ -109,6 +109,7 @@ def test_index_filters_runs(browser, tmp_path: Path, make_episode, make_judgemen
     page.close()
 
 
+@pytest.mark.slow
 def test_cli_writes_page(episode: Path, tmp_path: Path, make_judgement) -> None:
     j = make_judgement(tmp_path / "j.json")
     out = tmp_path / "page" / "ep.html"

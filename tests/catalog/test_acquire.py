@@ -11,11 +11,11 @@ import pytest
 from playsuite.corpus import GameEntry, find_game, load_corpus
 from playsuite.runtimes.acquire import (
     AcquisitionError,
-    _fix_symlinks,
     acquire,
     load_acquired,
     tree_sha256,
 )
+from playsuite.runtimes.fetchers.debian import _fix_symlinks
 
 REPO = Path(__file__).resolve().parents[2]
 

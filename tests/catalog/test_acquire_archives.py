@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from playsuite.corpus import GameEntry
-from playsuite.runtimes.acquire import AcquisitionError, _extract, acquire, load_acquired
+from playsuite.runtimes.acquire import AcquisitionError, acquire, load_acquired
+from playsuite.runtimes.fetchers.common import extract_archive
 from tests.catalog.crafted import file, make_tar
 
 MIRROR = Path(__file__).resolve().parents[1] / "data/catalog/mirror"
@@ -141,8 +142,8 @@ def test_npm_tarballs_use_the_catalog_extractor(tmp_path: Path) -> None:
         tmp_path / "pkg.tgz", [file("package/index.js", "x"), file("package/../../evil", "x")]
     )
     with pytest.raises(AcquisitionError, match="path traversal"):
-        _extract(tarball, tmp_path / "out")
+        extract_archive(tarball, tmp_path / "out")
     assert not (tmp_path / "out").exists() and not (tmp_path / "evil").exists()
     good = make_tar(tmp_path / "ok.tgz", [file("package/package.json", '{"name": "g"}')])
-    _extract(good, tmp_path / "ok")
+    extract_archive(good, tmp_path / "ok")
     assert listing(tmp_path / "ok") == ["package", "package/package.json"]

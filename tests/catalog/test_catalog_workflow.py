@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import http.server
-import shutil
 import subprocess
 import sys
 import threading
@@ -16,40 +15,11 @@ import pandas as pd
 import pytest
 
 from playsuite.corpus import load_corpus
+from playsuite.testing.repo import copy_repo
 
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
-TARGETS = [
-    "games.tsv",
-    "funnel.csv",
-    "funnel.md",
-    "funnel.tex",
-    "exclusions.csv",
-    "technical_exclusions.csv",
-    "technical_exclusions.md",
-    "harm_candidates.tsv",
-    "harm_categories.md",
-    "genre_distribution.csv",
-    "genre_distribution.pdf",
-    "genre_distribution.png",
-]
-
-
-def copy_repo(repo: Path, dest: Path) -> Path:
-    shutil.copytree(
-        repo,
-        dest,
-        ignore=shutil.ignore_patterns(
-            ".venv",
-            ".venv-engine",
-            "results",
-            ".snakemake",
-            ".git",
-            "*.egg-info",
-            "__pycache__",
-            ".pytest_cache",
-        ),
-    )
-    return dest
+#: Every test here runs the catalog rules (the shared sample takes a minute or more).
+pytestmark = pytest.mark.slow
 
 
 def snakemake(work: Path, *args: str) -> subprocess.CompletedProcess:
@@ -59,11 +29,9 @@ def snakemake(work: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def sample(repo: Path, tmp_path_factory) -> Path:
-    work = copy_repo(repo, tmp_path_factory.mktemp("wf") / "repo")
-    out = snakemake(work, *[f"results/catalog/sample/{t}" for t in TARGETS])
-    assert out.returncode == 0, out.stderr[-3000:]
-    return work / "results/catalog/sample"
+def sample(catalog_sample: Path) -> Path:
+    """The sample corpus's catalog outputs (built once per session: conftest.catalog_sample)."""
+    return catalog_sample / "results/catalog/sample"
 
 
 def test_funnel_accounts_for_every_game(sample: Path) -> None:
@@ -163,7 +131,6 @@ def test_genre_figure(sample: Path) -> None:
     assert (sample / "genre_distribution.pdf").read_bytes()[:4] == b"%PDF"
 
 
-@pytest.mark.slow
 def test_archives_over_http(repo: Path, tmp_path: Path) -> None:
     """The same rules with archive URLs: Snakemake's HTTP storage fetches them."""
     work = copy_repo(repo, tmp_path / "repo")

@@ -111,6 +111,7 @@ def test_a_tag_on_two_genres_is_refused() -> None:
         )
 
 
+@pytest.mark.slow
 def test_cli_genre() -> None:
     out = subprocess.run(
         [PLAYSUITE, "genre", "--tags", "Action,Racing"], capture_output=True, text=True, timeout=60
@@ -122,6 +123,7 @@ def test_cli_genre() -> None:
     assert out.returncode == 2 and "genre tag" in out.stderr
 
 
+@pytest.mark.slow
 def test_cli_triage(tmp_path: Path) -> None:
     from tests.catalog.crafted import file, make_zip
 

@@ -159,6 +159,7 @@ def standin(standin_llm):
     return functools.partial(standin_llm, "harm-llm")
 
 
+@pytest.mark.slow
 def test_step_over_the_real_client(standin, tmp_path: Path) -> None:
     """The rule's step through the real Unix-socket client: the stand-in server answers minimal
     schema instances (so every candidate is validated, none confirmed), then only invalid JSON

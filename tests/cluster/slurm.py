@@ -18,7 +18,6 @@ engine checks' jobs always start the real engine.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -27,6 +26,7 @@ import yaml
 
 from playsuite.planning.play import engine_vllm
 from playsuite.processes import probe
+from playsuite.testing.repo import copy_repo
 from playsuite.testing.standin import standin_argv
 
 REPO = Path(__file__).resolve().parents[2]
@@ -76,18 +76,7 @@ def write_default_workflow(root: Path, *, steps: int = 2) -> Path:
     registry's default resources fit the test node; and ``engine.vllm`` names this checkout's
     engine (the copy leaves out its 2.5 GB).
     """
-    ignore = shutil.ignore_patterns(
-        ".venv",
-        ".venv-engine",
-        "results",
-        ".snakemake",
-        ".git",
-        "__pycache__",
-        "*.egg-info",
-        ".gl",
-        ".whl",
-    )
-    shutil.copytree(REPO, root, ignore=ignore, dirs_exist_ok=True)
+    copy_repo(REPO, root)
     write_test_registry(root / "config" / "models.yaml", root / "config" / "models.yaml")
     config = yaml.safe_load((root / "config" / "config.yaml").read_text())
     # One baseline: every rule and job kind still runs, with half the play and judge jobs (the

@@ -52,6 +52,7 @@ def test_paper_config_names_the_papers_runs() -> None:
     }
 
 
+@pytest.mark.slow
 def test_paper_plan_covers_every_episode_in_few_shards(paper: dict) -> None:
     registry = load_registry(REPO / paper["models"])
     units = shard_units(paper, registry)

@@ -12,6 +12,7 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
 import yaml
 
 from playsuite.corpus import load_corpus
@@ -44,6 +45,7 @@ def acquire_only(catalog: Path, games_dir: Path, *game_ids: str) -> None:
             acquire(game, games_dir)
 
 
+@pytest.mark.slow
 def test_a_lone_surrogate_in_an_answer_is_one_invalid_step(tmp_path: Path) -> None:
     """k=3: the broken answer also goes back to the model in the next prompts' history."""
     catalog = write_catalog(tmp_path, "probe-a")
@@ -71,6 +73,7 @@ def test_a_lone_surrogate_in_an_answer_is_one_invalid_step(tmp_path: Path) -> No
     assert row.status == "ok" and row.invalid_rate == 0.25
 
 
+@pytest.mark.slow
 def test_a_game_never_acquired_is_left_for_a_rerun(tmp_path: Path) -> None:
     catalog = write_catalog(tmp_path, "probe-a", "ghost")
     games_dir = tmp_path / "games"

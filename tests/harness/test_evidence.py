@@ -51,6 +51,7 @@ def play_shard(
     return subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_a_game_that_dies_in_its_first_step_keeps_its_video_and_gets_a_level(
     tmp_path: Path,
 ) -> None:
@@ -87,6 +88,7 @@ def hung_game_spec(tmp_path: Path, slice_timeout_s: float, wall_timeout_s: float
     )
 
 
+@pytest.mark.slow
 def test_a_game_that_hangs_in_its_first_step_keeps_its_video(tmp_path: Path) -> None:
     """The probe game spins forever after 30 frames; the slice limit is 3 s of wall time."""
     spec = hung_game_spec(tmp_path, slice_timeout_s=3.0, wall_timeout_s=120)
@@ -97,6 +99,7 @@ def test_a_game_that_hangs_in_its_first_step_keeps_its_video(tmp_path: Path) -> 
     assert video_seconds(video) == pytest.approx(meta["t_game"], abs=1e-6)
 
 
+@pytest.mark.slow
 def test_a_corrupt_meta_json_is_named_and_its_episode_played_again(tmp_path: Path) -> None:
     catalog, games_dir = setup_games(tmp_path, [probe_row("probe-a"), probe_row("probe-b")])
     runs = tmp_path / "runs"
@@ -117,6 +120,7 @@ def test_a_corrupt_meta_json_is_named_and_its_episode_played_again(tmp_path: Pat
     assert rows == {"probe-a": "ok", "probe-b": "ok"}
 
 
+@pytest.mark.slow
 def test_changing_the_number_of_steps_replays_instead_of_mixing_lengths(tmp_path: Path) -> None:
     catalog, games_dir = setup_games(tmp_path, [probe_row("probe-a")])
     runs = tmp_path / "runs"

@@ -255,6 +255,7 @@ def test_a_crashed_worker_leaves_no_scratch_folder(tmp_path: Path, tmpdir_env: P
     assert row["status"] == "failed"
 
 
+@pytest.mark.slow
 def test_too_little_free_space_fails_the_job_clearly(tmp_path: Path) -> None:
     """A threshold above the free space stands in for a full disk: the job stops before any
     worker or encoder starts, naming the folder and the space needed."""

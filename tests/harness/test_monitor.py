@@ -7,6 +7,7 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
 import yaml
 
 from playsuite.config import Condition
@@ -58,6 +59,7 @@ def probe(game_id: str, policy: str) -> dict:
     }
 
 
+@pytest.mark.slow
 def test_node_runner_monitors_a_risky_game(tmp_path: Path) -> None:
     catalog = tmp_path / "games.yaml"
     catalog.write_text(

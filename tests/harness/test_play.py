@@ -147,6 +147,7 @@ def shard_job(tmp_path: Path, catalog: Path, games_dir: Path, preset: str, **kw)
     )
 
 
+@pytest.mark.slow
 def test_node_runner_survives_a_crashing_game_and_a_server_crash(
     tmp_path: Path, catalog: Path, games_dir: Path
 ) -> None:
@@ -178,6 +179,7 @@ def test_node_runner_survives_a_crashing_game_and_a_server_crash(
     assert len(costs) == 1 and "internvl3.5-8b" in costs[0].read_text()
 
 
+@pytest.mark.slow
 def test_a_refused_request_is_kept_but_replayed_once_the_setting_is_fixed(
     tmp_path: Path, catalog: Path, games_dir: Path
 ) -> None:
@@ -241,6 +243,7 @@ def alive(pids: set[int]) -> set[int]:
     return out
 
 
+@pytest.mark.slow
 def test_kill_minus_nine_then_rerun_finishes_without_redoing(
     tmp_path: Path, catalog: Path, games_dir: Path
 ) -> None:
@@ -303,6 +306,7 @@ def test_kill_minus_nine_then_rerun_finishes_without_redoing(
     assert not [p for p in (runs / "probe-b").iterdir() if p.name.startswith(".")]
 
 
+@pytest.mark.slow
 def test_apptainer_backend_is_used_when_asked(
     tmp_path: Path, catalog: Path, games_dir: Path
 ) -> None:

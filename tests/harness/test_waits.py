@@ -12,6 +12,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from playsuite.agents.baselines import make_baseline
 from playsuite.harness.episode import run_episode
 from playsuite.runtimes.factory import make_runtime
@@ -21,6 +23,7 @@ from tests.harness.test_evidence import hung_game_spec
 from tests.harness.test_play import REPO
 
 
+@pytest.mark.slow
 def test_the_wall_limit_holds_inside_a_hung_step(tmp_path: Path) -> None:
     """The game hangs in its first step; the runtime's own slice limit is 120 s, the episode's
     wall limit 8 s: the episode ends near 8 s (it used to take the full 120 s)."""
@@ -43,6 +46,7 @@ def _play_shard(tmp_path: Path, games: list[str], argv: list[str], *extra: str):
     return result, time.monotonic() - started, tmp_path / "runs"
 
 
+@pytest.mark.slow
 def test_a_server_that_never_becomes_ready_fails_after_the_setting(tmp_path: Path) -> None:
     """Used to be a hard-coded 1800 s."""
     never_ready = ["sh", "-c", "echo loading weights...; exec sleep 600", "{uds}"]
@@ -52,6 +56,7 @@ def test_a_server_that_never_becomes_ready_fails_after_the_setting(tmp_path: Pat
     assert not (runs / "shards" / "s0000.tsv").exists()
 
 
+@pytest.mark.slow
 def test_a_spent_restart_budget_ends_the_shard_at_once(tmp_path: Path) -> None:
     """The server dies on its second request and may not be restarted: the game under way and
     the three behind it are left for a rerun within seconds, not ~90 s of retries per game."""

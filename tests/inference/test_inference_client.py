@@ -76,6 +76,7 @@ def test_no_server_exhausts_retries(sock_dir):
         client.chat([{"role": "user", "content": "x"}])
 
 
+@pytest.mark.slow
 def test_crash_is_recovered_by_restarting_the_server(standin):
     server = standin({"max_restarts": 2}, crash_after=2)
     with _client(server, recover=server.ensure_healthy) as client:
@@ -94,6 +95,7 @@ def test_spent_restart_budget_gives_up(standin):
     assert server.restarts == 1 and not server.running()
 
 
+@pytest.mark.slow
 def test_stalled_server_times_out_and_is_restarted(standin):
     server = standin(
         {"health_timeout_s": 0.5, "hang_after_s": 1.0, "max_restarts": 1},

@@ -8,6 +8,8 @@ import signal
 import subprocess
 import sys
 
+import pytest
+
 from playsuite.cli import main
 from playsuite.inference import InferenceClient
 from playsuite.inference.engine import DEFAULT_VLLM
@@ -27,6 +29,7 @@ def test_baseline_and_unknown_presets_are_errors(capsys):
     assert "unknown preset, judge or classifier 'nope'" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_server_argv_serves_until_sigterm(sock_dir):
     uds = str(sock_dir / "cli.sock")
     template = json.dumps(standin_argv("{uds}", model="{preset}"))

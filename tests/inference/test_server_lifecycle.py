@@ -150,6 +150,7 @@ def test_a_late_health_answer_is_not_a_hang(standin):
     assert server.restarts == 0 and server.pid == pid and server.healthy()
 
 
+@pytest.mark.slow
 def test_a_server_silent_for_the_whole_window_is_restarted(standin):
     server = standin({"health_timeout_s": 0.3, "hang_after_s": 1.0, "max_restarts": 1})
     first = server.pid

@@ -24,7 +24,7 @@ from playsuite.inference import (
 from playsuite.judge.levels import progress_level
 from playsuite.judge.schema import milestone_schema, validate_milestones
 from playsuite.testing.standin import standin_argv
-from playsuite.testing.standin_server import RequestError, minimal_instance, png_size
+from playsuite.testing.standin_requests import RequestError, minimal_instance, png_size
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -30,15 +29,8 @@ judges: [frame]
 
 
 @pytest.mark.slow
-def test_judge_rules_make_scores_tables(repo: Path, tmp_path: Path) -> None:
-    work = tmp_path / "wf"
-    shutil.copytree(
-        repo,
-        work,
-        ignore=shutil.ignore_patterns(
-            ".venv", ".venv-engine", "results", ".snakemake", ".git", "*.egg-info"
-        ),
-    )
+def test_judge_rules_make_scores_tables(repo_copy: Path) -> None:
+    work = repo_copy
     (work / "test_corpus.yaml").write_text(CORPUS)
     (work / "test_config.yaml").write_text(CONFIG)
     runs = work / "results/runs/test/random/k0-hz0.33-base"

@@ -85,6 +85,7 @@ def test_schema_rejects_bad_objects() -> None:
         validate_milestones(milestones(milestones=bad))
 
 
+@pytest.mark.slow
 def test_level_command(tmp_path) -> None:
     path = tmp_path / "m.json"
     path.write_text(json.dumps(milestones(score_or_resource_increased=True)))

@@ -3,7 +3,6 @@ validation judge -> its rating rows -> the agreement table, without and then wit
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -50,15 +49,8 @@ def snake(work: Path, *targets: str) -> None:
 
 
 @pytest.mark.slow
-def test_validation_set_is_judged_and_compared(repo: Path, tmp_path: Path) -> None:
-    work = tmp_path / "wf"
-    shutil.copytree(
-        repo,
-        work,
-        ignore=shutil.ignore_patterns(
-            ".venv", ".venv-engine", "results", ".snakemake", ".git", "*.egg-info"
-        ),
-    )
+def test_validation_set_is_judged_and_compared(repo_copy: Path) -> None:
+    work = repo_copy
     (work / "test_corpus.yaml").write_text(CORPUS)
     config = {
         "corpora": {"test": {"table": "test_corpus.yaml"}},

@@ -55,6 +55,7 @@ def test_one_sample_per_second_of_game_time(tmp_path, seconds, fps) -> None:
     assert np.all(np.abs(levels - np.round(s.times * fps) % 256) <= 2)
 
 
+@pytest.mark.slow
 def test_reencoded_clip_is_one_fps_at_sample_size(tmp_path) -> None:
     path = tmp_path / "v.mp4"
     _counter_video(path, 6.0, 5.0, size=(1920, 1080), crf=30)

@@ -97,6 +97,7 @@ def test_display_is_shared_and_reachable(display: VirtualDisplay) -> None:
         assert x.keycode("space") > 0
 
 
+@pytest.mark.slow
 def test_stopped_between_slices_and_slices_are_exact(options) -> None:
     opts = options()
     with make_runtime(program(), opts) as rt:

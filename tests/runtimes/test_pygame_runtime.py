@@ -112,6 +112,7 @@ def test_failures_become_statuses(acquired, run_options, args, status, during) -
     assert rt.leftovers == []
 
 
+@pytest.mark.slow
 def test_a_hung_slice_hands_over_the_frames_it_made(acquired, run_options) -> None:
     """About a second into a 2 s slice the game spins forever: the host's stall watchdog sends
     the frames shown before the hang (for the video) ahead of the harness's own limit."""

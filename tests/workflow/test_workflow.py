@@ -1,6 +1,5 @@
 """The workflow plans, lints clean, and rejects an invalid configuration."""
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,18 +14,21 @@ def run(repo: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([SNAKEMAKE, *args], cwd=repo, capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_dry_run_plans_default_target(repo: Path) -> None:
     out = run(repo, "-n", "--forceall", "--quiet", "rules")
     assert out.returncode == 0, out.stderr
     assert "tabulate_models" in out.stdout + out.stderr
 
 
+@pytest.mark.slow
 def test_lint_is_clean(repo: Path) -> None:
     out = run(repo, "--lint")
     assert out.returncode == 0, out.stdout + out.stderr
     assert "Congratulations" in out.stdout + out.stderr
 
 
+@pytest.mark.slow
 def test_invalid_config_is_refused(repo: Path, tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("conditions: [k3-fast]\n")
@@ -35,6 +37,7 @@ def test_invalid_config_is_refused(repo: Path, tmp_path: Path) -> None:
     assert "conditions" in out.stdout + out.stderr
 
 
+@pytest.mark.slow
 def test_misspelt_key_and_unknown_prompt_variant_fail_the_plan(repo: Path, tmp_path: Path) -> None:
     """Both used to pass planning: a misspelt top-level key was ignored (its stage vanished) and
     an unknown prompt variant failed only inside each play job, after its server had started."""
@@ -50,15 +53,9 @@ def test_misspelt_key_and_unknown_prompt_variant_fail_the_plan(repo: Path, tmp_p
     assert "needs prompt template 'standard+nosuch'" in out.stdout + out.stderr
 
 
-def test_models_table_is_built(repo: Path, tmp_path: Path) -> None:
-    work = tmp_path / "wf"
-    shutil.copytree(
-        repo,
-        work,
-        ignore=shutil.ignore_patterns(
-            ".venv", ".venv-engine", "results", ".snakemake", ".git", "*.egg-info"
-        ),
-    )
+@pytest.mark.slow
+def test_models_table_is_built(repo_copy: Path) -> None:
+    work = repo_copy
     out = run(work, "--cores", "1", "results/tables/models.csv")
     assert out.returncode == 0, out.stderr
     text = (work / "results/tables/models.md").read_text()
@@ -97,6 +94,7 @@ def test_cpu_rules_carry_the_container(repo: Path) -> None:
     assert (repo / "containers" / "game-sandbox.def").is_file()
 
 
+@pytest.mark.slow
 def test_validation_rules_plan(repo: Path, tmp_path: Path) -> None:
     """With a validation: section the sample, one judge job per validation judge, their rating
     rows and the agreement table are planned, although no ratings CSV is configured."""
@@ -121,6 +119,7 @@ def test_validation_rules_plan(repo: Path, tmp_path: Path) -> None:
     assert "judge_shard" not in counts  # only the sampled episodes are judged
 
 
+@pytest.mark.slow
 def test_missing_corpus_table_names_what_builds_it(repo: Path, tmp_path: Path) -> None:
     """config/paper.yaml before the catalog stage: the plan stops on the first missing table,
     naming it and the command that builds it (it used to be a bare FileNotFoundError)."""
@@ -141,6 +140,7 @@ def test_missing_corpus_table_names_what_builds_it(repo: Path, tmp_path: Path) -
     require_corpus_tables({"corpora": {"mine": {"table": str(table)}}})
 
 
+@pytest.mark.slow
 def test_analysis_of_a_given_scores_table_plans_no_play(repo: Path, tmp_path: Path) -> None:
     """analysis.scores: the default target is the analysis of that table (here a CSV) alone."""
     from playsuite.analysis.scores import read_scores

@@ -305,8 +305,29 @@ def safe_extract(
         raise
 
 
+@dataclass
+class _Written:
+    """Bytes written so far against the archive-wide limits (a header can lie about sizes)."""
+
+    limits: Limits
+    compressed_size: int
+    total: int = 0
+
+    def add(self, n: int, *, ratio: bool = True) -> None:
+        self.total += n
+        if self.total > self.limits.max_total_bytes:
+            raise UnsafeArchiveError("archive exceeds the total size limit")
+        limits = self.limits
+        over_ratio = self.total > limits.max_ratio * self.compressed_size
+        if ratio and self.total > limits.ratio_min_bytes and over_ratio:
+            raise UnsafeArchiveError(
+                f"compression ratio over {limits.max_ratio:g} (decompression bomb)"
+            )
+
+
 def _extract_into(archive: Path, root: Path, limits: Limits, compressed_size: int) -> list[str]:
-    total = 0
+    """Files as they come; hard links and symbolic links once every file is there."""
+    budget = _Written(limits, compressed_size)
     count = 0
     files: set[str] = set()
     written: list[str] = []
@@ -344,47 +365,58 @@ def _extract_into(archive: Path, root: Path, limits: Limits, compressed_size: in
                 )
             hardlinks.append((rel, source))
             continue
-        if entry.size > limits.max_entry_bytes:
-            raise UnsafeArchiveError(f"entry {entry.name!r} declares {entry.size} bytes (oversize)")
-        parent = _ensure_dirs(root, posixpath.dirname(rel))
-        dest = parent / posixpath.basename(rel)
-        fd = _create(dest, rel)
-        size = 0
-        with os.fdopen(fd, "wb") as out:
-            assert stream is not None
-            while chunk := stream.read(CHUNK):
-                size += len(chunk)
-                total += len(chunk)
-                if size > limits.max_entry_bytes:
-                    raise UnsafeArchiveError(f"entry {entry.name!r} exceeds the entry size limit")
-                if total > limits.max_total_bytes:
-                    raise UnsafeArchiveError("archive exceeds the total size limit")
-                if total > limits.ratio_min_bytes and total > limits.max_ratio * compressed_size:
-                    raise UnsafeArchiveError(
-                        f"compression ratio over {limits.max_ratio:g} (decompression bomb)"
-                    )
-                out.write(chunk)
-        os.chmod(dest, _safe_mode(entry.mode))
+        assert stream is not None
+        _write_file(root, rel, entry, stream, budget)
         written.append(rel)
+    written += _copy_hardlinks(root, hardlinks, budget)
+    written += _make_symlinks(root, symlinks)
+    return written
+
+
+def _write_file(root: Path, rel: str, entry: Entry, stream: IO[bytes], budget: _Written) -> None:
+    """One regular file, its bytes counted as they are written; a safe mode once complete."""
+    limits = budget.limits
+    if entry.size > limits.max_entry_bytes:
+        raise UnsafeArchiveError(f"entry {entry.name!r} declares {entry.size} bytes (oversize)")
+    parent = _ensure_dirs(root, posixpath.dirname(rel))
+    dest = parent / posixpath.basename(rel)
+    fd = _create(dest, rel)
+    size = 0
+    with os.fdopen(fd, "wb") as out:
+        while chunk := stream.read(CHUNK):
+            size += len(chunk)
+            if size > limits.max_entry_bytes:
+                raise UnsafeArchiveError(f"entry {entry.name!r} exceeds the entry size limit")
+            budget.add(len(chunk))
+            out.write(chunk)
+    os.chmod(dest, _safe_mode(entry.mode))
+
+
+def _copy_hardlinks(root: Path, hardlinks: list[tuple[str, str]], budget: _Written) -> list[str]:
+    """Hard links become copies of files already extracted (they count towards the total)."""
+    written = []
     for rel, source in hardlinks:
         parent = _ensure_dirs(root, posixpath.dirname(rel))
         src = root / source
         if src.is_symlink() or not src.is_file():
             raise UnsafeArchiveError(f"hard link to a non-file: {rel!r} -> {source!r}")
-        size = src.stat().st_size
-        total += size
-        if total > limits.max_total_bytes:
-            raise UnsafeArchiveError("archive exceeds the total size limit")
+        budget.add(src.stat().st_size, ratio=False)
         dest = parent / posixpath.basename(rel)
         fd = _create(dest, rel)
         with os.fdopen(fd, "wb") as out, open(src, "rb") as inp:
             shutil.copyfileobj(inp, out, CHUNK)
         os.chmod(dest, stat.S_IMODE(src.stat().st_mode))
         written.append(rel)
+    return written
+
+
+def _make_symlinks(root: Path, symlinks: list[tuple[str, str]]) -> list[str]:
+    """Links last, once no file is to be written through them; each must resolve inside ``root``."""
     escaping = links_escape(dict(symlinks))
     if escaping:
         raise UnsafeArchiveError(f"link resolves outside the target: {escaping[0]!r}")
     real_root = os.path.realpath(root)
+    written = []
     for rel, link in symlinks:
         parent = _ensure_dirs(root, posixpath.dirname(rel))
         dest = parent / posixpath.basename(rel)

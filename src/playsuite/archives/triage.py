@@ -19,10 +19,11 @@ import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from playsuite.archives.extract import (
     ArchiveError,
+    Entry,
     Limits,
     UnsafeArchiveError,
     archive_format,
@@ -174,6 +175,118 @@ def _guess_platform(names: list[str], executables: list[str]) -> str:
     return "native"
 
 
+@dataclass
+class _Walk:
+    """What one pass over an archive's members gathers; :meth:`visit` says whether to go on."""
+
+    limits: Limits
+    compressed: int
+    found: _Findings
+    names: list[str] = field(default_factory=list)
+    files: set[str] = field(default_factory=set)
+    binaries: list[tuple[str, str]] = field(default_factory=list)  # (path, kind)
+    launchers: list[str] = field(default_factory=list)
+    links: dict[str, str] = field(default_factory=dict)
+    count: int = 0
+    declared: int = 0
+    complete: bool = True
+
+    def _stop(self, name: str, evidence: str) -> bool:
+        """Record a signal that ends the walk: what follows was never looked at."""
+        self.found.add(name, evidence)
+        self.complete = False
+        return False
+
+    def visit(self, item: Entry, stream: IO[bytes] | None) -> bool:
+        """Look at one member (names, modes, entry type); False once the walk must stop."""
+        self.count += 1
+        if self.count > self.limits.max_entries:
+            return self._stop("oversize", f"more than {self.limits.max_entries} entries")
+        try:
+            rel = member_path(item.name)
+        except UnsafeArchiveError:
+            text = item.name.replace("\\", "/")
+            kind = "absolute_path" if text.startswith("/") or ":" in text[:2] else "path_traversal"
+            self.found.add(kind, item.name)
+            rel = text.lstrip("/")
+        if rel:
+            self.names.append(rel)
+        if item.mode & (stat.S_ISUID | stat.S_ISGID):
+            self.found.add("setuid", f"{item.name} ({oct(item.mode)})")
+        if item.encrypted:
+            self.found.add("encrypted", item.name)
+        elif item.kind in ("device", "fifo"):
+            self.found.add("special_file", f"{item.name} ({item.kind})")
+        elif item.kind == "symlink":
+            self.links[rel] = item.link
+            inside = link_stays_inside(rel, item.link)
+            self.found.add("symlink" if inside else "link_escape", f"{item.name} -> {item.link}")
+        elif item.kind == "hardlink":
+            try:
+                source: str | None = member_path(item.link)
+            except UnsafeArchiveError:
+                source = None
+            name = "hardlink" if source in self.files else "link_escape"
+            self.found.add(name, f"{item.name} => {item.link}")
+        elif item.kind == "file":
+            return self._visit_file(item, rel, stream)
+        return True
+
+    def _visit_file(self, item: Entry, rel: str, stream: IO[bytes] | None) -> bool:
+        """Sizes and ratios first (a bomb is never inflated), then the first bytes and launchers."""
+        limits = self.limits
+        self.files.add(rel)
+        if item.size > limits.max_entry_bytes:
+            return self._stop("oversize", f"{item.name} ({item.size} bytes)")
+        self.declared += item.size
+        if self.declared > limits.max_total_bytes:
+            return self._stop("oversize", f"total over {limits.max_total_bytes} bytes")
+        if (
+            item.compressed is not None
+            and item.size > limits.ratio_min_bytes
+            and item.size > limits.max_ratio * max(item.compressed, 1)
+        ):
+            self.found.add("compression_bomb", f"{item.name} ({item.size}/{item.compressed})")
+            return True  # do not inflate it
+        if (
+            self.declared > limits.ratio_min_bytes
+            and self.declared > limits.max_ratio * self.compressed
+        ):
+            return self._stop("compression_bomb", f"{self.declared} bytes from {self.compressed}")
+        assert stream is not None
+        head = stream.read(HEAD)
+        body = head
+        kind = binary_kind(head, rel)
+        is_launcher = rel.endswith((".sh", ".desktop")) or head[:2] == b"#!"
+        while chunk := stream.read(1 << 20):
+            if is_launcher and len(body) < LAUNCHER_MAX:
+                body += chunk[: LAUNCHER_MAX - len(body)]
+        if is_launcher and item.size <= LAUNCHER_MAX:
+            self.launchers.append(body.decode("utf-8", "replace"))
+        if kind == "archive":
+            self.found.add("nested_archive", rel)
+        elif kind is not None:
+            self.binaries.append((rel, kind))
+        return True
+
+
+def _walk(path: Path, limits: Limits, found: _Findings) -> _Walk:
+    """One pass over the archive at ``path``; a format it cannot read is itself a signal."""
+    walk = _Walk(limits, path.stat().st_size, found)
+    if archive_format(path) is None:
+        found.add("unsupported_format", path.name)
+        walk.complete = False
+        return walk
+    try:
+        for item, stream in iter_archive(path):
+            if not walk.visit(item, stream):
+                break
+    except ArchiveError as exc:
+        found.add("corrupt", str(exc).split(": ", 1)[-1][:200])
+        walk.complete = False
+    return walk
+
+
 def scan_archive(
     path: str | os.PathLike[str],
     platform: str | None = None,
@@ -188,111 +301,13 @@ def scan_archive(
     if platform is not None and platform not in PLATFORMS:
         raise ValueError(f"platform must be one of {', '.join(PLATFORMS)}, not {platform!r}")
     path = Path(path)
-    compressed = path.stat().st_size
     found = _Findings()
-    names: list[str] = []
-    files: set[str] = set()
-    binaries: list[tuple[str, str]] = []  # (path, kind)
-    launchers: list[str] = []
-    links: dict[str, str] = {}
-    count = 0
-    declared = 0
-    complete = True
-    if archive_format(path) is None:
-        found.add("unsupported_format", path.name)
-        complete = False
-    else:
-        try:
-            for item, stream in iter_archive(path):
-                count += 1
-                if count > limits.max_entries:
-                    found.add("oversize", f"more than {limits.max_entries} entries")
-                    complete = False
-                    break
-                try:
-                    rel = member_path(item.name)
-                except UnsafeArchiveError:
-                    text = item.name.replace("\\", "/")
-                    kind = (
-                        "absolute_path"
-                        if text.startswith("/") or ":" in text[:2]
-                        else ("path_traversal")
-                    )
-                    found.add(kind, item.name)
-                    rel = text.lstrip("/")
-                if rel:
-                    names.append(rel)
-                if item.mode & (stat.S_ISUID | stat.S_ISGID):
-                    found.add("setuid", f"{item.name} ({oct(item.mode)})")
-                if item.encrypted:
-                    found.add("encrypted", item.name)
-                    continue
-                if item.kind in ("device", "fifo"):
-                    found.add("special_file", f"{item.name} ({item.kind})")
-                    continue
-                if item.kind == "symlink":
-                    links[rel] = item.link
-                    if link_stays_inside(rel, item.link):
-                        found.add("symlink", f"{item.name} -> {item.link}")
-                    else:
-                        found.add("link_escape", f"{item.name} -> {item.link}")
-                    continue
-                if item.kind == "hardlink":
-                    try:
-                        source = member_path(item.link)
-                    except UnsafeArchiveError:
-                        source = None
-                    if source in files:
-                        found.add("hardlink", f"{item.name} => {item.link}")
-                    else:
-                        found.add("link_escape", f"{item.name} => {item.link}")
-                    continue
-                if item.kind != "file":
-                    continue
-                files.add(rel)
-                if item.size > limits.max_entry_bytes:
-                    found.add("oversize", f"{item.name} ({item.size} bytes)")
-                    complete = False
-                    break
-                declared += item.size
-                if declared > limits.max_total_bytes:
-                    found.add("oversize", f"total over {limits.max_total_bytes} bytes")
-                    complete = False
-                    break
-                if (
-                    item.compressed is not None
-                    and item.size > limits.ratio_min_bytes
-                    and item.size > limits.max_ratio * max(item.compressed, 1)
-                ):
-                    found.add("compression_bomb", f"{item.name} ({item.size}/{item.compressed})")
-                    continue  # do not inflate it
-                if declared > limits.ratio_min_bytes and declared > limits.max_ratio * compressed:
-                    found.add("compression_bomb", f"{declared} bytes from {compressed}")
-                    complete = False
-                    break
-                assert stream is not None
-                head = stream.read(HEAD)
-                body = head
-                kind = binary_kind(head, rel)
-                is_launcher = rel.endswith((".sh", ".desktop")) or head[:2] == b"#!"
-                while chunk := stream.read(1 << 20):
-                    if is_launcher and len(body) < LAUNCHER_MAX:
-                        body += chunk[: LAUNCHER_MAX - len(body)]
-                if is_launcher and item.size <= LAUNCHER_MAX:
-                    launchers.append(body.decode("utf-8", "replace"))
-                if kind == "archive":
-                    found.add("nested_archive", rel)
-                elif kind is not None:
-                    binaries.append((rel, kind))
-        except ArchiveError as exc:
-            found.add("corrupt", str(exc).split(": ", 1)[-1][:200])
-            complete = False
-
-    for name in links_escape(links):
-        found.add("link_escape", f"{name} -> {links[name]} (resolved through other links)")
-    executables = [p for p, k in binaries if k == "elf-exec"]
-    platform = platform or _guess_platform(names, executables)
-    for rel, kind in binaries:
+    walk = _walk(path, limits, found)
+    for name in links_escape(walk.links):
+        found.add("link_escape", f"{name} -> {walk.links[name]} (resolved through other links)")
+    executables = [p for p, k in walk.binaries if k == "elf-exec"]
+    platform = platform or _guess_platform(walk.names, executables)
+    for rel, kind in walk.binaries:
         if kind in ("pe", "macho"):
             found.add("foreign_executable", f"{rel} ({kind})")
         elif platform == "web" or (platform == "python" and kind == "elf-exec"):
@@ -300,8 +315,7 @@ def scan_archive(
         elif platform == "python":
             found.add("unexplained_binary", rel)
     if platform == "native":
-        _explain_native(binaries, launchers, entry, found)
-
+        _explain_native(walk.binaries, walk.launchers, entry, found)
     if rating_count is not None and rating_count > trusted_rating_count:
         found.add("trusted", f"{rating_count} ratings")
     signals = [Signal(n, SIGNALS[n][0], ev) for n, ev in found.found.items()]
@@ -313,11 +327,11 @@ def scan_archive(
         risk=risk,
         policy=policy_for(risk),
         signals=signals,
-        entries=count,
-        total_bytes=declared,
-        compressed_bytes=compressed,
-        complete=complete,
-        names=names,
+        entries=walk.count,
+        total_bytes=walk.declared,
+        compressed_bytes=walk.compressed,
+        complete=walk.complete,
+        names=walk.names,
         executables=executables,
     )
 

@@ -169,78 +169,103 @@ def _keys_text(step: Step) -> str:
     return ", ".join(signature(a) for a in step.effective_actions)
 
 
-def judge_frames(sampled: SampledVideo, steps: Sequence[Step], name: str = "frame") -> dict:
-    """The frame judge's milestone report for one sampled video and its trace."""
-    f = features(sampled)
-    times = f.times
-    n = len(times)
-    m = empty_milestones()
-    ev: list[dict[str, Any]] = []
+class _Report:
+    """Milestone fields as they are set, each with the evidence that set it, in order."""
 
-    def flag(field: str, i_or_t: float, text: str, value: Any = True) -> None:
-        m[field] = value
-        ev.append({"t_sec": round(float(i_or_t), 3), "field": field, "on_screen": text})
+    def __init__(self) -> None:
+        self.fields = empty_milestones()
+        self.evidence: list[dict[str, Any]] = []
 
-    start, cause = _title_end(f, steps)
-    if cause is not None:
-        held = times[start - 1] - times[0]
-        flag("menu_or_title_seen", times[0], f"static opening screen held {held:.0f} s")
-        flag(
-            "left_menu_into_gameplay",
-            times[start],
-            f"new scene after input {_keys_text(cause)} at {cause.t_game:g} s",
-        )
+    def flag(self, field: str, t: float, text: str, value: Any = True) -> None:
+        self.fields[field] = value
+        self.evidence.append({"t_sec": round(float(t), 3), "field": field, "on_screen": text})
 
-    responses, idle_level = _responses(f, steps, start)
+
+def _flag_title(report: _Report, times: np.ndarray, start: int, cause: Step) -> None:
+    """An opening static screen that an input ended: a menu or title, then gameplay."""
+    held = times[start - 1] - times[0]
+    report.flag("menu_or_title_seen", times[0], f"static opening screen held {held:.0f} s")
+    report.flag(
+        "left_menu_into_gameplay",
+        times[start],
+        f"new scene after input {_keys_text(cause)} at {cause.t_game:g} s",
+    )
+
+
+def _flag_control(
+    report: _Report, times: np.ndarray, responses: list[_Response], in_play: list[_Response]
+) -> None:
+    """Control, gameplay and distinct interactions, from the inputs the screen responded to."""
     if len(responses) >= MIN_RESPONSES:
         r = responses[0]
-        flag(
+        report.flag(
             "player_control_evident",
             times[r.after],
             f"screen responded to {len(responses)} inputs, first {_keys_text(r.step)} "
             f"at {r.step.t_game:g} s",
         )
-    in_play = [r for r in responses if r.after > start]
     if in_play:
         r = in_play[0]
-        flag("gameplay_happened", times[r.after], f"play responds to {_keys_text(r.step)}")
+        report.flag("gameplay_happened", times[r.after], f"play responds to {_keys_text(r.step)}")
     kinds = sorted({signature(a) for r in responses for a in r.step.effective_actions})
     if kinds:
-        count = min(len(kinds), MAX_DISTINCT_INTERACTIONS)
-        first = responses[0]
-        flag(
+        report.flag(
             "distinct_interactions",
-            times[first.after],
+            times[responses[0].after],
             f"inputs with a visible response: {', '.join(kinds)}",
-            value=count,
+            value=min(len(kinds), MAX_DISTINCT_INTERACTIONS),
         )
 
-    # New area: after play demonstrably responded, a lasting scene unlike every earlier one.
-    new_scenes: list[float] = []
-    if in_play:
-        first_play = in_play[0].after
-        other = (f.tv > SCENE_TV) & (f.rms > SCENE_RMS)
-        for j in range(first_play + 1, n - 1):
-            lasting_new = other[start:j, j].all() and other[start:j, j + 1].all()
-            if lasting_new and not any(abs(times[j] - t) < 1.5 for t in new_scenes):
-                new_scenes.append(float(times[j]))
-        if new_scenes:
-            flag(
-                "new_area_or_level_reached",
-                new_scenes[0],
-                f"a lasting scene unlike all earlier ones ({len(new_scenes)} in all)",
-            )
 
-    # Stuck or looping: most samples repeat a picture already shown.
-    same_earlier = np.tril(f.rms < SAME_RMS, k=-1).any(axis=1)  # same as some earlier sample
-    repeats = [int(j) for j in np.flatnonzero(same_earlier)]
+def _new_scenes(f: Features, start: int, in_play: list[_Response]) -> list[float]:
+    """After play demonstrably responded: times of lasting scenes unlike every earlier one."""
+    new_scenes: list[float] = []
+    if not in_play:
+        return new_scenes
+    times = f.times
+    other = (f.tv > SCENE_TV) & (f.rms > SCENE_RMS)
+    for j in range(in_play[0].after + 1, len(times) - 1):
+        lasting_new = other[start:j, j].all() and other[start:j, j + 1].all()
+        if lasting_new and not any(abs(times[j] - t) < 1.5 for t in new_scenes):
+            new_scenes.append(float(times[j]))
+    return new_scenes
+
+
+def _repeats(f: Features) -> list[int]:
+    """Samples that repeat a picture some earlier sample showed."""
+    same_earlier = np.tril(f.rms < SAME_RMS, k=-1).any(axis=1)
+    return [int(j) for j in np.flatnonzero(same_earlier)]
+
+
+def judge_frames(sampled: SampledVideo, steps: Sequence[Step], name: str = "frame") -> dict:
+    """The frame judge's milestone report for one sampled video and its trace."""
+    f = features(sampled)
+    times = f.times
+    n = len(times)
+    report = _Report()
+    start, cause = _title_end(f, steps)
+    if cause is not None:
+        _flag_title(report, times, start, cause)
+    responses, idle_level = _responses(f, steps, start)
+    in_play = [r for r in responses if r.after > start]
+    _flag_control(report, times, responses, in_play)
+    new_scenes = _new_scenes(f, start, in_play)
+    if new_scenes:
+        report.flag(
+            "new_area_or_level_reached",
+            new_scenes[0],
+            f"a lasting scene unlike all earlier ones ({len(new_scenes)} in all)",
+        )
+    repeats = _repeats(f)  # stuck or looping: most samples repeat a picture already shown
     if n >= 4 and len(repeats) >= STUCK_REPEAT_FRACTION * (n - 1):
-        flag(
+        report.flag(
             "stuck_or_looping",
             times[repeats[0]],
             f"{len(repeats)} of {n} samples repeat an earlier picture",
         )
 
+    # The game's own probes add what pixels cannot show; a probed new area defers to the screen's.
+    m, ev = report.fields, report.evidence
     probes = probe_findings(steps)
     for field, value in probes.fields.items():
         if value and not (field == "new_area_or_level_reached" and m[field]):

@@ -1,0 +1,174 @@
+"""Games from language registries and from this repository: PyPI (a per-game virtual environment
+on Debian's Python), npm (``npm pack`` and unpack, with an optional generated start page) and
+``local`` directories (copied)."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import IO, Any
+
+from playsuite.corpus import GameEntry
+from playsuite.runtimes.fetchers.common import (
+    DEBIAN_PYTHON,
+    DEFAULT_PAGE,
+    VENV,
+    AcquisitionError,
+    extract_archive,
+    file_sha256,
+    find_readme,
+    run_logged,
+)
+
+_DIST_INFO = """
+import importlib.metadata as md, json, sys
+dist = md.distribution(sys.argv[1])
+meta = dist.metadata
+files = [str(f) for f in (dist.files or []) if str(f).endswith("METADATA")]
+print(json.dumps({
+    "name": meta["Name"], "version": dist.version, "summary": meta.get("Summary") or "",
+    "author": meta.get("Author") or meta.get("Author-email") or "",
+    "keywords": meta.get("Keywords") or "", "classifiers": meta.get_all("Classifier") or [],
+    "homepage": meta.get("Home-page") or "", "urls": meta.get_all("Project-URL") or [],
+    "description": meta.get_payload() or "",
+    "metadata_file": str(dist.locate_file(files[0])) if files else None,
+    "installed": sorted(f"{d.metadata['Name']}=={d.version}" for d in md.distributions(
+        path=[p for p in sys.path if p.startswith(sys.prefix)])),
+}))
+"""
+
+
+def acquire_pypi(
+    game: GameEntry, stage: Path, files: Path, base_dir: Path, log: IO[str] | None
+) -> dict[str, Any]:
+    venv = files / VENV
+    run_logged([DEBIAN_PYTHON, "-m", "venv", "--system-site-packages", str(venv)], log)
+    spec = f"{game.package}=={game.version}" if game.version else game.package
+    pip = [str(venv / "bin/python"), "-m", "pip"]
+    run_logged([*pip, "install", "--no-input", "--disable-pip-version-check", spec], log)
+    info = json.loads(run_logged([str(venv / "bin/python"), "-c", _DIST_INFO, game.package], log))
+    # Byte-code caches and the installer's own records are not part of the game.
+    for cache in venv.rglob("__pycache__"):
+        shutil.rmtree(cache, ignore_errors=True)
+    readme = None
+    if info.get("metadata_file"):
+        readme = Path(info["metadata_file"]).relative_to(files).as_posix()
+    author = re.sub(r"\s*<[^>]*>", "", info.get("author", "")).strip()
+    metadata = {
+        "title": info["name"],
+        "author": author,
+        "summary": info.get("summary", ""),
+        "description": info.get("description", ""),
+        "tags": [k.strip() for k in re.split(r"[,\s]+", info.get("keywords", "")) if k.strip()]
+        + list(info.get("classifiers", [])),
+        "homepage": info.get("homepage")
+        or next((u.split(",", 1)[-1].strip() for u in info.get("urls") or []), ""),
+        "readme": readme,
+    }
+    python = f"/game/{VENV}/bin/python"
+    return {
+        "version": info["version"],
+        "packages": [
+            {"name": p.split("==")[0], "version": p.split("==")[1]} for p in info["installed"]
+        ],
+        "python": python,
+        "metadata": metadata,
+    }
+
+
+# ------------------------------------------------------------------------------------------ npm
+
+
+def _npm_author(value: Any) -> str:
+    if isinstance(value, dict):
+        return str(value.get("name", ""))
+    return re.sub(r"\s*[<(][^>)]*[>)]", "", str(value or "")).strip()
+
+
+def acquire_npm(
+    game: GameEntry, stage: Path, files: Path, base_dir: Path, log: IO[str] | None
+) -> dict[str, Any]:
+    downloads = stage / "downloads"
+    downloads.mkdir()
+    spec = f"{game.package}@{game.version}" if game.version else game.package
+    out = run_logged(
+        ["npm", "pack", spec, "--json", "--pack-destination", str(downloads), "--silent"], log
+    )
+    try:
+        packed = json.loads(out)[0]
+    except (ValueError, IndexError, KeyError):
+        raise AcquisitionError(f"{game.id}: npm pack printed no JSON for {spec}") from None
+    tarball = downloads / packed["filename"]
+    extract_archive(tarball, files)
+    package_json = files / "package" / "package.json"
+    meta = json.loads(package_json.read_text(encoding="utf-8")) if package_json.is_file() else {}
+    metadata = {
+        "title": meta.get("name", game.package),
+        "author": _npm_author(meta.get("author")),
+        "summary": meta.get("description", ""),
+        "description": meta.get("description", ""),
+        "tags": list(meta.get("keywords") or []),
+        "homepage": meta.get("homepage", ""),
+        "readme": find_readme(files, [files / "package"]),
+    }
+    return {
+        "version": packed.get("version"),
+        "packages": [
+            {
+                "name": packed.get("name"),
+                "version": packed.get("version"),
+                "file": packed["filename"],
+                "sha256": file_sha256(tarball),
+                "integrity": packed.get("integrity"),
+            }
+        ],
+        "metadata": metadata,
+    }
+
+
+def write_page(files: Path, page: dict[str, Any]) -> None:
+    """A start page for packages that ship only a script: scripts, a body, an init snippet."""
+    scripts = page.get("scripts") or []
+    for script in scripts:
+        if not (files / script).is_file():
+            raise AcquisitionError(f"page script {script!r} is not in the package")
+    tags = "\n".join(f'<script src="{html.escape(s)}"></script>' for s in scripts)
+    init = page.get("init", "")
+    document = (
+        '<!DOCTYPE html>\n<html><head><meta charset="utf-8">'
+        f"<title>{html.escape(page.get('title', 'game'))}</title>\n"
+        f"<style>{page.get('style', 'html,body{margin:0;background:#fff}')}</style></head>\n"
+        f"<body>\n{page.get('body', '')}\n{tags}\n<script>{init}</script>\n</body></html>\n"
+    )
+    target = files / page.get("path", DEFAULT_PAGE)
+    target.write_text(document, encoding="utf-8")
+
+
+# ---------------------------------------------------------------------------------------- local
+
+
+def acquire_local(
+    game: GameEntry, stage: Path, files: Path, base_dir: Path, log: IO[str] | None
+) -> dict[str, Any]:
+    source = Path(game.package)
+    if not source.is_absolute():
+        source = base_dir / source
+    if not source.is_dir():
+        raise AcquisitionError(f"{game.id}: local game directory {source} does not exist")
+    shutil.copytree(source, files, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
+    return {
+        "version": game.version,
+        "packages": [{"name": game.package, "version": game.version}],
+        "python": DEBIAN_PYTHON,
+        "metadata": {
+            "title": game.title,
+            "author": game.author,
+            "summary": game.description,
+            "description": game.description,
+            "tags": list(game.tags),
+            "readme": find_readme(files, [files]),
+        },
+    }
