@@ -1,5 +1,6 @@
-# Helpers shared by the workflow: configuration lookups and target lists (functions only).
-# Each stage owns one *_targets() function below; final_outputs() is the default target.
+# Shared by the workflow: the run's planner (PLAN), the wildcard constraints of every rule, and
+# target lists. Each stage owns one *_targets() function below; final_outputs() is the default
+# target. Paths under results/ come from playsuite.planning.paths (docs/workflow.md).
 
 import os
 import re
@@ -10,6 +11,7 @@ from playsuite.inference.engine import TINY_ARCHITECTURES
 from playsuite.planning import paths
 from playsuite.planning.plan import Plan
 from playsuite.planning.play import (
+    corpus_games,
     fault_options,
     sandbox_option,
     server_argv_option as _server_argv_option,
@@ -49,8 +51,6 @@ JUDGE_SCORES_WILDCARD = (
 # judge shards share `shard` (sNNNN: a play shard; eNNNN: a judge shard cut from episodes).
 wildcard_constraints:
     **paths.WILDCARDS,
-    judge="[A-Za-z0-9._-]+",
-    ablation="[a-z0-9][a-z0-9_-]*",
 
 
 def planned_or_present(planned, folder, pattern):

@@ -121,14 +121,16 @@ def with_defaults(data: Any, schema_name: str, *keys: str, source: str = "config
     For package code handed a configuration that did not pass through Snakemake's ``validate``
     (tests, the command line): the schema stays the only place a default is written.
     """
-    root = _filling_validator(_schema(schema_name))
-    node: Any = root.schema
+    root = _schema(schema_name)
+    node: Any = root
     for key in keys:
         node = node["properties"][key]
     out = copy.deepcopy(data)
     if out is None:
         out = copy.deepcopy(node.get("default", {}))
-    errors = sorted(root.evolve(schema=node).iter_errors(out), key=lambda e: list(e.absolute_path))
+    # the section with the root's $defs, so that its "#/$defs/..." references resolve
+    validator = _filling_validator({**node, "$defs": root.get("$defs", {})})
+    errors = sorted(validator.iter_errors(out), key=lambda e: list(e.absolute_path))
     if errors:
         where = "/".join([*keys, *(str(p) for p in errors[0].absolute_path)]) or "(top level)"
         raise ConfigError(f"{source}: {where}: {errors[0].message}{_spelling_hint(errors[0])}")

@@ -52,6 +52,8 @@ WILDCARDS = {
     "corpus": "[a-z0-9][a-z0-9_-]*",
     "game": "[a-z0-9]+(-[a-z0-9]+)*",
     "block": "s[0-9]{4}",  # an acquisition block (cut like a main run's shards)
+    "judge": "[A-Za-z0-9._-]+",
+    "ablation": "[a-z0-9][a-z0-9_-]*",
 }
 
 
