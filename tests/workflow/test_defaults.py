@@ -50,5 +50,5 @@ def test_same_defaults_as_snakemake_validate(name: str) -> None:
     filled = copy.deepcopy(config)
     snakemake_validate(filled, SCHEMA)
     assert with_defaults(config, "config") == filled
-    for section in ("play", "judge", "engine"):
+    for section in ("play", "judge", "engine", "analysis"):
         assert with_defaults(config.get(section), "config", section) == filled[section]
