@@ -117,7 +117,7 @@ def engine_check_targets():
     judged; nothing without engine.checks."""
     if not ENGINE_CHECKS:
         return []
-    return ["results/tables/engine_checks.csv", "results/tables/engine_checks.md"]
+    return [paths.table("engine_checks", ext) for ext in ("csv", "md")]
 
 
 def validation_play_manifests():
@@ -145,11 +145,8 @@ def validation_targets():
 
 def analysis_targets():
     """Tables, figures and the report inputs."""
-    return [
-        "results/tables/models.csv",
-        "results/tables/models.md",
-        "results/tables/models.tex",
-    ] + analysis_figure_targets()
+    models = [paths.table("models", ext) for ext in ("csv", "md", "tex")]
+    return models + analysis_figure_targets()
 
 
 def analysis_judges():
@@ -168,24 +165,22 @@ def analysis_figure_targets():
     Built from scores_table(): results/scores/{judge}.tsv, which the judge stage makes, or the
     table analysis.scores gives.
     """
-    out = ["results/figures/efficiency.pdf", "results/figures/efficiency.png"]
+    out = [paths.figure("efficiency", ext) for ext in ("pdf", "png")]
     for judge in analysis_judges():
-        tables = f"results/tables/{judge}"
-        figures = f"results/figures/{judge}"
         for stem in ("main", "genres", "genre_rank_range", "stability", "cost"):
-            out += [f"{tables}/{stem}.{ext}" for ext in ("csv", "md", "tex")]
-        out += [f"{tables}/genre_rank_agreement.{ext}" for ext in ("csv", "md")]
-        for stem in ("stability", "cost"):
-            out += [f"{figures}/{stem}.{ext}" for ext in ("pdf", "png")]
-        for corpus in config["corpora"]:
-            out += [f"{figures}/genre_heatmap_{corpus}.{ext}" for ext in ("pdf", "png")]
+            out += [paths.table(stem, ext, judge) for ext in ("csv", "md", "tex")]
+        out += [paths.table("genre_rank_agreement", ext, judge) for ext in ("csv", "md")]
+        figures = ["stability", "cost"]
+        figures += [f"genre_heatmap_{corpus}" for corpus in config["corpora"]]
+        figures += [f"ablation_{name}" for name in ABLATIONS]
+        for stem in figures:
+            out += [paths.figure(stem, ext, judge) for ext in ("pdf", "png")]
         for name in ABLATIONS:
-            out += [f"{figures}/ablation_{name}.{ext}" for ext in ("pdf", "png")]
-            out += [f"{tables}/ablation_{name}.{ext}" for ext in ("csv", "md")]
-        out += [f"results/report/{judge}/reproduction.{ext}" for ext in ("csv", "md")]
-        out.append(f"results/inspect/{judge}")
+            out += [paths.table(f"ablation_{name}", ext, judge) for ext in ("csv", "md")]
+        out += [paths.report(judge, ext) for ext in ("csv", "md")]
+        out.append(paths.inspect_dir(judge))
     if ANALYSIS.ratings or VALIDATION:
-        out += [f"results/tables/agreement.{ext}" for ext in ("csv", "md", "tex")]
+        out += [paths.table("agreement", ext) for ext in ("csv", "md", "tex")]
     return out
 
 
