@@ -25,16 +25,9 @@ rule tabulate_models:
 # --- statistics over scores tables (docs/analysis.md) -------------------------------------------
 
 from playsuite.analysis.ablations import load_ablation
-from playsuite.analysis.settings import analysis_settings
 
-ANALYSIS = analysis_settings(config)
+ANALYSIS = PLAN.analysis
 ABLATIONS = {load_ablation(path).name: path for path in ANALYSIS.ablations}
-
-
-wildcard_constraints:
-    judge="[A-Za-z0-9._-]+",
-    corpus="[a-z0-9][a-z0-9_-]*",
-    ablation="[a-z0-9][a-z0-9_-]*",
 
 
 rule main_results:
@@ -263,12 +256,12 @@ if EFFICIENCY.concurrency:
         resources:
             gpu=REGISTRY.preset(CONCURRENCY.preset).gpus,
             cpus_per_task=lambda wc: int(wc.workers),
-            mem_mb=lambda wc: preset_resource(
+            mem_mb=lambda wc: PLAN.preset_resource(
                 CONCURRENCY.preset, "mem_mb", 4000 * int(wc.workers)
             ),
             # every game once, W at a time: allow ~10 minutes per game and worker slot
             runtime=lambda wc: max(
-                preset_resource(CONCURRENCY.preset, "runtime", 120),
+                PLAN.preset_resource(CONCURRENCY.preset, "runtime", 120),
                 30 + 10 * -(-len(EFFICIENCY_GAMES) // int(wc.workers)),
             ),
         params:

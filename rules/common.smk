@@ -1,51 +1,36 @@
-# Helpers shared by the workflow: configuration lookups and target lists (functions only).
-# Each stage owns one *_targets() function below; final_outputs() is the default target.
+# Shared by the workflow: the run's planner (PLAN), the wildcard constraints of every rule, and
+# target lists. Each stage owns one *_targets() function below; final_outputs() is the default
+# target. Paths under results/ come from playsuite.planning.paths (docs/workflow.md).
 
 import os
 import re
 import sys
 from pathlib import Path
 
-from playsuite.analysis.settings import analysis_settings
-from playsuite.config import Condition, load_validated
 from playsuite.inference.engine import TINY_ARCHITECTURES
+from playsuite.planning import paths
+from playsuite.planning.plan import Plan
 from playsuite.planning.play import (
-    block_index,
-    blocks_of,
     corpus_games,
-    engine_checks,
-    engine_vllm,
     fault_options,
-    game_blocks,
-    play_settings,
-    require_corpus_tables,
     sandbox_option,
     server_argv_option as _server_argv_option,
-    shard_units,
     tiny_model,
 )
-from playsuite.registry import parse_registry
 
-# analysis.scores: judge -> an existing scores table. Then the workflow is the analysis stage
-# alone: no corpus table is read, nothing is played, judged or curated (docs/analysis.md).
-SCORES_GIVEN = analysis_settings(config).scores
-if not SCORES_GIVEN:
-    # before anything reads them: say what builds a missing one
-    require_corpus_tables(config)
-# The judges whose results/scores/{judge}.tsv the judge stage may write are all but those of
-# analysis.scores: a given table at that path is read as it is, never rebuilt from (no)
-# judgements. The look-ahead names the ".tsv" that follows, as a judge name may hold dots.
-_GIVEN = "|".join(re.escape(j) for j in SCORES_GIVEN)
-JUDGE_SCORES_WILDCARD = (
-    rf"(?!(?:{_GIVEN})\.tsv$)" if SCORES_GIVEN else ""
-) + "[A-Za-z0-9._-]+"
-REGISTRY = parse_registry(load_validated(config["models"], "models"))
-
-for _preset in config["presets"]:
-    REGISTRY.preset(_preset)
-for _judge in config["judges"]:
-    REGISTRY.judge(_judge)
-CONDITIONS = {name: Condition.parse(name) for name in config["conditions"]}
+# The planner of this run (playsuite.planning.plan): it reads the corpus tables, the registry
+# and the ablation files once; the rules ask it. With analysis.scores (judge -> an existing
+# scores table) the workflow is the analysis stage alone: nothing is played, judged or curated
+# (docs/analysis.md).
+PLAN = Plan.from_config(config)
+SCORES_GIVEN = PLAN.scores_given
+REGISTRY = PLAN.registry
+PLAY = PLAN.play
+# The vLLM command of play and judge jobs (engine.vllm).
+ENGINE_VLLM = PLAN.vllm
+# Engine checks (engine.checks): tiny random-weight presets through the real engine, apart from
+# the paper's runs (their shards are ShardUnit.check; see engine_check_targets()).
+ENGINE_CHECKS = PLAN.checks
 # The command line of the interpreter running this workflow, which has playsuite installed
 # (this file imports it): jobs need no activated environment to find the `playsuite` command.
 PLAYSUITE = f"{sys.executable} -m playsuite.cli"
@@ -53,56 +38,19 @@ PLAYSUITE = f"{sys.executable} -m playsuite.cli"
 # (containers/game-sandbox.def). Play, launch and judge shard jobs run on the host: they start
 # the model server and the per-game sandboxes themselves (docs/cluster.md).
 PLAYSUITE_IMAGE = config.get("container", "containers/game-sandbox.sif")
-PLAY = play_settings(config)
-# The vLLM command of play and judge jobs (engine.vllm).
-ENGINE_VLLM = engine_vllm(config)
-# Engine checks (engine.checks): tiny random-weight presets through the real engine, apart from
-# the paper's runs (their shards are ShardUnit.check; see engine_check_targets()).
-ENGINE_CHECKS = engine_checks(config, REGISTRY)
-PLAY_UNITS = [] if SCORES_GIVEN else shard_units(config, REGISTRY)
-PLAY_UNIT_BY_KEY = {(u.corpus, u.preset, u.condition, u.shard): u for u in PLAY_UNITS}
-# acquisition blocks (rule acquired_block)
-GAME_BLOCKS = {} if SCORES_GIVEN else game_blocks(config)
-GAME_BLOCK_OF = block_index(GAME_BLOCKS)
-CORPUS_TABLE_OF_GAME = {}  # game id -> table of the first corpus that lists it
-for _corpus in [] if SCORES_GIVEN else reversed(list(config["corpora"])):
-    for _game in corpus_games(config, _corpus):
-        CORPUS_TABLE_OF_GAME[_game.id] = config["corpora"][_corpus]["table"]
+# The judges whose results/scores/{judge}.tsv the judge stage may write are all but those of
+# analysis.scores: a given table at that path is read as it is, never rebuilt from (no)
+# judgements. The look-ahead names the ".tsv" that follows, as a judge name may hold dots.
+_GIVEN = "|".join(re.escape(j) for j in SCORES_GIVEN)
+JUDGE_SCORES_WILDCARD = (
+    rf"(?!(?:{_GIVEN})\.tsv$)" if SCORES_GIVEN else ""
+) + "[A-Za-z0-9._-]+"
 
 
-def play_unit(wc):
-    """The play shard (playsuite.planning.play.ShardUnit) named by a rule's wildcards."""
-    return PLAY_UNIT_BY_KEY[(wc.corpus, wc.preset, wc.condition, wc.shard)]
-
-
-def server_argv_option(wc):
-    """play-shard's ``--server-argv`` option from ``play.server_argv`` (empty when unset, and for
-    engine checks, which always start the real engine)."""
-    return "" if play_unit(wc).check else _server_argv_option(config, wc.preset)
-
-
-def play_model(wc):
-    """The tiny model folder a play shard needs built (rule build_tiny_model), if any."""
-    return tiny_model(REGISTRY.preset(wc.preset))
-
-
-def judge_model(wc):
-    """The tiny model folder a judge shard needs built (rule build_tiny_model), if any."""
-    return tiny_model(REGISTRY.judge(wc.judge))
-
-
-def preset_resource(preset, name, default):
-    """A Slurm resource of a preset's jobs (models.yaml `resources`); CPU jobs for baselines."""
-    spec = REGISTRY.preset(preset)
-    return spec.resources.get(name, default) if spec.needs_server else default
-
-
-def corpus_of_game(game):
-    """The table of the first configured corpus that lists ``game``."""
-    try:
-        return CORPUS_TABLE_OF_GAME[game]
-    except KeyError:
-        raise ValueError(f"game {game!r} is in no configured corpus") from None
+# Every wildcard of the workflow, declared once (playsuite.planning.paths.WILDCARDS): play and
+# judge shards share `shard` (sNNNN: a play shard; eNNNN: a judge shard cut from episodes).
+wildcard_constraints:
+    **paths.WILDCARDS,
 
 
 def planned_or_present(planned, folder, pattern):
@@ -124,7 +72,7 @@ def catalog_files(name):
     if SCORES_GIVEN:
         return []
     return [
-        f"results/catalog/{corpus}/{name}"
+        paths.catalog_file(corpus, name)
         for corpus in config.get("catalog", {}).get("corpora", {})
     ]
 
@@ -151,19 +99,7 @@ def play_targets():
     """Shard manifests of every play job (each lists its episodes; see rules/play.smk), and the
     launch validation of every game whose runtime exists (playsuite.runtimes.factory).
     """
-    from playsuite.runtimes.factory import RUNTIMES
-
-    if SCORES_GIVEN:
-        return []
-    validated = sorted(
-        {
-            f"results/games/{game.id}/launch.json"
-            for corpus in config["corpora"]
-            for game in corpus_games(config, corpus)
-            if game.runtime in RUNTIMES
-        }
-    )
-    return [unit.manifest for unit in PLAY_UNITS if not unit.check] + validated
+    return PLAN.paper_manifests() + PLAN.launch_targets()
 
 
 def judge_targets():
@@ -173,7 +109,7 @@ def judge_targets():
 
 def engine_check_play_targets():
     """Shard manifests of the engine checks' play jobs (judged by the check judge only)."""
-    return [unit.manifest for unit in PLAY_UNITS if unit.check]
+    return PLAN.check_manifests()
 
 
 def engine_check_targets():
@@ -181,14 +117,14 @@ def engine_check_targets():
     judged; nothing without engine.checks."""
     if not ENGINE_CHECKS:
         return []
-    return ["results/tables/engine_checks.csv", "results/tables/engine_checks.md"]
+    return [paths.table("engine_checks", ext) for ext in ("csv", "md")]
 
 
 def validation_play_manifests():
     """The paper runs' play manifests the validation set is drawn from (rules/validation.smk)."""
     return [
         unit.manifest
-        for unit in PLAY_UNITS
+        for unit in PLAN.units
         if not unit.check
         and unit.corpus in VALIDATION.per_corpus
         and unit.condition in VALIDATION.conditions
@@ -209,11 +145,8 @@ def validation_targets():
 
 def analysis_targets():
     """Tables, figures and the report inputs."""
-    return [
-        "results/tables/models.csv",
-        "results/tables/models.md",
-        "results/tables/models.tex",
-    ] + analysis_figure_targets()
+    models = [paths.table("models", ext) for ext in ("csv", "md", "tex")]
+    return models + analysis_figure_targets()
 
 
 def analysis_judges():
@@ -223,7 +156,7 @@ def analysis_judges():
 
 def scores_table(wildcards):
     """The scores table of a judge: the given one (analysis.scores), else the judge stage's."""
-    return SCORES_GIVEN.get(wildcards.judge, f"results/scores/{wildcards.judge}.tsv")
+    return SCORES_GIVEN.get(wildcards.judge, paths.scores(wildcards.judge))
 
 
 def analysis_figure_targets():
@@ -232,24 +165,22 @@ def analysis_figure_targets():
     Built from scores_table(): results/scores/{judge}.tsv, which the judge stage makes, or the
     table analysis.scores gives.
     """
-    out = ["results/figures/efficiency.pdf", "results/figures/efficiency.png"]
+    out = [paths.figure("efficiency", ext) for ext in ("pdf", "png")]
     for judge in analysis_judges():
-        tables = f"results/tables/{judge}"
-        figures = f"results/figures/{judge}"
         for stem in ("main", "genres", "genre_rank_range", "stability", "cost"):
-            out += [f"{tables}/{stem}.{ext}" for ext in ("csv", "md", "tex")]
-        out += [f"{tables}/genre_rank_agreement.{ext}" for ext in ("csv", "md")]
-        for stem in ("stability", "cost"):
-            out += [f"{figures}/{stem}.{ext}" for ext in ("pdf", "png")]
-        for corpus in config["corpora"]:
-            out += [f"{figures}/genre_heatmap_{corpus}.{ext}" for ext in ("pdf", "png")]
+            out += [paths.table(stem, ext, judge) for ext in ("csv", "md", "tex")]
+        out += [paths.table("genre_rank_agreement", ext, judge) for ext in ("csv", "md")]
+        figures = ["stability", "cost"]
+        figures += [f"genre_heatmap_{corpus}" for corpus in config["corpora"]]
+        figures += [f"ablation_{name}" for name in ABLATIONS]
+        for stem in figures:
+            out += [paths.figure(stem, ext, judge) for ext in ("pdf", "png")]
         for name in ABLATIONS:
-            out += [f"{figures}/ablation_{name}.{ext}" for ext in ("pdf", "png")]
-            out += [f"{tables}/ablation_{name}.{ext}" for ext in ("csv", "md")]
-        out += [f"results/report/{judge}/reproduction.{ext}" for ext in ("csv", "md")]
-        out.append(f"results/inspect/{judge}")
+            out += [paths.table(f"ablation_{name}", ext, judge) for ext in ("csv", "md")]
+        out += [paths.report(judge, ext) for ext in ("csv", "md")]
+        out.append(paths.inspect_dir(judge))
     if ANALYSIS.ratings or VALIDATION:
-        out += [f"results/tables/agreement.{ext}" for ext in ("csv", "md", "tex")]
+        out += [paths.table("agreement", ext) for ext in ("csv", "md", "tex")]
     return out
 
 

@@ -2,30 +2,22 @@
 # Judge jobs have the shape of play jobs: one job per (judge, corpus, preset, condition, shard of
 # games); a Video-LLM judge job runs one model server for its shard. Each job writes a judgement
 # per episode and a shard manifest (its one declared output); judge_scores collects the manifests.
-# Which shards exist is planned by playsuite.planning.judge from play_targets(); the engine checks'
-# shards (engine_check_play_targets()) are judged by the check judge only.
+# Which shards exist is planned by PLAN.judge_plan (playsuite.planning.judge) from play_targets(); the
+# engine checks' shards are judged by the check judge only.
+#
+# One judgement is a target too: results/judgements/{judge}/{corpus}/{preset}/{condition}/{game}.json
+# judges just that episode (rule judge_episode), playing it first when it has no meta.json.
 
-from playsuite.analysis.settings import analysis_settings
-from playsuite.planning.judge import JudgePlan
-
-JUDGE_COSTS = analysis_settings(config).judge_costs  # judge jobs' cost records
-JUDGE_PLAN = JudgePlan(
-    config, REGISTRY, play_targets, ENGINE_CHECKS.judge, engine_check_play_targets
-)
-
-
-wildcard_constraints:
-    shard="[se][0-9]{4}",
-    preset="[a-z0-9][a-z0-9._-]*",
-    condition="k[0-9]+-hz[0-9.]+-[a-z][a-z0-9_]*",
+JUDGE_COSTS = PLAN.analysis.judge_costs  # judge jobs' cost records
+JUDGE_PLAN = PLAN.judge_plan(play_targets, engine_check_play_targets)
 
 
 rule judge_shard:
     input:
         JUDGE_PLAN.inputs,
-        model=judge_model,
+        model=PLAN.judge_model,
     output:
-        manifest="results/judgements/{judge}/{corpus}/{preset}/{condition}/shards/{shard}.tsv",
+        manifest=paths.JUDGE_MANIFEST,
     log:
         "results/logs/judge/{judge}/{corpus}/{preset}/{condition}/{shard}.log",
     conda:
@@ -37,18 +29,56 @@ rule judge_shard:
         runtime=JUDGE_PLAN.resource("runtime", 60),
     params:
         judge="{judge}",
+        shard="{shard}",
         episodes=JUDGE_PLAN.episodes,
         play_manifest=JUDGE_PLAN.play_manifest,
-        judgement_dir="results/judgements/{judge}/{corpus}/{preset}/{condition}",
+        judgement_dir=paths.JUDGEMENT_DIR,
         catalogs=JUDGE_PLAN.catalogs(),
         settings=JUDGE_PLAN.settings,
         server_argv=JUDGE_PLAN.server_argv,
         vllm=ENGINE_VLLM,
-        games_dir="results/games",
+        games_dir=paths.GAMES_DIR,
         # one cost record per attempt, apart from the play jobs' (docs/analysis.md "Cost records")
-        costs=lambda wc: (
-            f"{JUDGE_COSTS}/{wc.judge}/{wc.corpus}/{wc.preset}/{wc.condition}/{wc.shard}.tsv"
+        costs=lambda wc: paths.judge_costs(
+            JUDGE_COSTS, wc.judge, wc.corpus, wc.preset, wc.condition, wc.shard
         ),
+        gpus=JUDGE_PLAN.resource("gpu", 0),
+        batched_tokens=lambda wc: (REGISTRY.judge(wc.judge).serve or {}).get(
+            "max_num_batched_tokens", ""
+        ),
+    script:
+        "../workflow/scripts/judge_shard.py"
+
+
+# One episode's judgement as a target (same script, one episode, no shard manifest, no cost
+# record). Campaign rules ask for judge manifests only, so it runs only when named.
+rule judge_episode:
+    input:
+        meta=paths.EPISODE_META,
+        model=PLAN.judge_model,
+    output:
+        judgement=paths.JUDGEMENT,
+    log:
+        "results/logs/judge/{judge}/{corpus}/{preset}/{condition}/episodes/{game}.log",
+    conda:
+        "../envs/playsuite.yaml"
+    resources:
+        gpu=JUDGE_PLAN.resource("gpu", 0),
+        cpus_per_task=JUDGE_PLAN.resource("cpus_per_task", 1),
+        mem_mb=JUDGE_PLAN.resource("mem_mb", 2000),
+        runtime=JUDGE_PLAN.resource("runtime", 60),
+    params:
+        judge="{judge}",
+        shard="{game}",
+        episodes=lambda wc, input: [os.path.dirname(input.meta)],
+        play_manifest="",
+        judgement_dir=paths.JUDGEMENT_DIR,
+        catalogs=JUDGE_PLAN.catalogs(),
+        settings=JUDGE_PLAN.settings,
+        server_argv=JUDGE_PLAN.episode_server_argv,
+        vllm=ENGINE_VLLM,
+        games_dir=paths.GAMES_DIR,
+        costs="",  # no cost record: one episode's job is no part of a campaign
         gpus=JUDGE_PLAN.resource("gpu", 0),
         batched_tokens=lambda wc: (REGISTRY.judge(wc.judge).serve or {}).get(
             "max_num_batched_tokens", ""
@@ -61,7 +91,7 @@ rule judge_scores:
     input:
         manifests=JUDGE_PLAN.manifests,
     output:
-        scores="results/scores/{judge}.tsv",
+        scores=paths.SCORES,
     log:
         "results/logs/judge/{judge}/scores.log",
     wildcard_constraints:

@@ -4,21 +4,17 @@
 # and writes the shard manifest as its one declared output. Episode directories
 # results/runs/{corpus}/{preset}/{condition}/{game}/ are written beside it, each atomically; a
 # rerun plays only the games without a finished episode.
-
-
-wildcard_constraints:
-    shard="s[0-9]{4}",
-    preset="[a-z0-9][a-z0-9._-]*",
-    condition="k[0-9]+-hz[0-9.]+-[a-z][a-z0-9_]*",
-    corpus="[a-z0-9][a-z0-9_-]*",
-    game="[a-z0-9]+(-[a-z0-9]+)*",
+#
+# One episode is a target too: results/runs/{corpus}/{preset}/{condition}/{game}/meta.json plays
+# just that game (rule play_episode; with --forcerun, replays it). Campaign rules only ever ask
+# for shard manifests, so play_episode runs only when someone names an episode's meta.json.
 
 
 rule acquire_game:
     input:
-        catalog=lambda wc: corpus_of_game(wc.game),
+        catalog=lambda wc: PLAN.corpus_of_game(wc.game),
     output:
-        "results/games/{game}/acquired.json",
+        paths.ACQUIRED,
     log:
         "results/logs/acquire/{game}.log",
     benchmark:
@@ -36,10 +32,10 @@ rule acquire_game:
 # launch.json with ok: false, not as a failed job.
 rule validate_launch:
     input:
-        catalog=lambda wc: corpus_of_game(wc.game),
-        acquired="results/games/{game}/acquired.json",
+        catalog=lambda wc: PLAN.corpus_of_game(wc.game),
+        acquired=paths.ACQUIRED,
     output:
-        "results/games/{game}/launch.json",
+        paths.LAUNCH,
     log:
         "results/logs/validate/{game}.log",
     benchmark:
@@ -56,16 +52,11 @@ rule validate_launch:
 # the paper's DAG plannable in well under a minute (docs/cluster.md, benchmarks/plan_paper.py).
 rule acquired_block:
     input:
-        lambda wc: [
-            f"results/games/{game}/acquired.json"
-            for game in GAME_BLOCKS[wc.corpus][wc.block]
-        ],
+        PLAN.block_games,
     output:
-        "results/games/blocks/{corpus}/{block}.txt",
+        paths.ACQUIRED_BLOCK,
     log:
         "results/logs/acquire/blocks/{corpus}/{block}.log",
-    wildcard_constraints:
-        block="s[0-9]{4}",
     localrule: True
     conda:
         "../envs/playsuite.yaml"
@@ -97,13 +88,10 @@ rule build_tiny_model:
 rule play_shard:
     input:
         catalog=lambda wc: config["corpora"][wc.corpus]["table"],
-        acquired=lambda wc: [
-            f"results/games/blocks/{wc.corpus}/{block}.txt"
-            for block in blocks_of(play_unit(wc), GAME_BLOCK_OF)
-        ],
-        model=play_model,
+        acquired=PLAN.block_files,
+        model=PLAN.preset_model,
     output:
-        manifest="results/runs/{corpus}/{preset}/{condition}/shards/{shard}.tsv",
+        manifest=paths.PLAY_MANIFEST,
     log:
         "results/logs/play/{corpus}/{preset}/{condition}/{shard}.log",
     benchmark:
@@ -113,34 +101,78 @@ rule play_shard:
     threads: PLAY["workers"]
     resources:
         gpu=lambda wc: REGISTRY.preset(wc.preset).gpus,
-        cpus_per_task=lambda wc: preset_resource(
+        cpus_per_task=lambda wc: PLAN.preset_resource(
             wc.preset, "cpus_per_task", PLAY["workers"]
         ),
-        mem_mb=lambda wc: preset_resource(wc.preset, "mem_mb", 4000 * PLAY["workers"]),
-        runtime=lambda wc: preset_resource(wc.preset, "runtime", 120),
-    params:
-        games=lambda wc: ",".join(play_unit(wc).games),
-        steps=lambda wc: (
-            f"--steps {PLAY['steps']}" if PLAY["steps"] is not None else ""
+        mem_mb=lambda wc: PLAN.preset_resource(
+            wc.preset, "mem_mb", 4000 * PLAY["workers"]
         ),
+        runtime=lambda wc: PLAN.preset_resource(wc.preset, "runtime", 120),
+    params:
+        games=lambda wc: ",".join(PLAN.unit(wc).games),
+        steps=PLAN.steps_option(),
         workers=PLAY["workers"],
         wall_timeout=PLAY["wall_timeout_s"],
-        seed=config.get("seed", 0),
+        seed=config["seed"],
         models=config["models"],
-        server_argv=server_argv_option,
+        server_argv=PLAN.server_argv,
         vllm=ENGINE_VLLM,
         sandbox=sandbox_option(config),
         faults=fault_options(config),
         playsuite=PLAYSUITE,
+        run_dir=paths.RUN_DIR,
+        log_dir=paths.PLAY_LOG_DIR,
+        costs=paths.PLAY_COSTS,
     shell:
         "{params.playsuite} play-shard --corpus {wildcards.corpus} --catalog {input.catalog}"
         " --preset {wildcards.preset} --condition {wildcards.condition}"
         " --shard {wildcards.shard} --games {params.games} --workers {params.workers}"
         " {params.steps} --wall-timeout {params.wall_timeout} --seed {params.seed}"
         " --models {params.models}{params.server_argv}{params.sandbox}{params.faults}"
-        " --vllm {params.vllm}"
-        " --runs-dir results/runs/{wildcards.corpus}/{wildcards.preset}/{wildcards.condition}"
-        " --games-dir results/games --manifest {output.manifest}"
-        " --log-dir results/logs/play/{wildcards.corpus}/{wildcards.preset}/{wildcards.condition}"
-        " --costs results/costs/{wildcards.corpus}/{wildcards.preset}/{wildcards.condition}/{wildcards.shard}.tsv"
+        " --vllm {params.vllm} --runs-dir {params.run_dir} --games-dir results/games"
+        " --manifest {output.manifest} --log-dir {params.log_dir} --costs {params.costs}"
         " > {log} 2>&1"
+
+
+# One episode as a target: the game played by play-shard restricted to it (same settings, seed
+# and server as in its campaign shard, so the episode is the one the shard would have written).
+# No shard manifest and no cost record: those belong to the campaign's shard jobs. Snakemake
+# removes meta.json before a --forcerun, so the job finds no finished episode and plays it again.
+rule play_episode:
+    input:
+        catalog=lambda wc: config["corpora"][wc.corpus]["table"],
+        acquired=paths.ACQUIRED,
+        model=PLAN.preset_model,
+    output:
+        meta=paths.EPISODE_META,
+    log:
+        "results/logs/play/{corpus}/{preset}/{condition}/episodes/{game}.log",
+    conda:
+        "../envs/playsuite.yaml"
+    threads: 1
+    resources:
+        gpu=lambda wc: REGISTRY.preset(wc.preset).gpus,
+        cpus_per_task=1,
+        mem_mb=lambda wc: PLAN.preset_resource(wc.preset, "mem_mb", 4000),
+        runtime=lambda wc: PLAN.preset_resource(wc.preset, "runtime", 120),
+    params:
+        shard=lambda wc: PLAN.episode_unit(wc).shard,
+        steps=PLAN.steps_option(),
+        wall_timeout=PLAY["wall_timeout_s"],
+        seed=config["seed"],
+        models=config["models"],
+        server_argv=PLAN.server_argv,
+        vllm=ENGINE_VLLM,
+        sandbox=sandbox_option(config),
+        faults=fault_options(config),
+        playsuite=PLAYSUITE,
+        run_dir=paths.RUN_DIR,
+        log_dir=paths.PLAY_LOG_DIR,
+    shell:
+        "{params.playsuite} play-shard --corpus {wildcards.corpus} --catalog {input.catalog}"
+        " --preset {wildcards.preset} --condition {wildcards.condition}"
+        " --shard {params.shard} --games {wildcards.game} --workers 1"
+        " {params.steps} --wall-timeout {params.wall_timeout} --seed {params.seed}"
+        " --models {params.models}{params.server_argv}{params.sandbox}{params.faults}"
+        " --vllm {params.vllm} --runs-dir {params.run_dir} --games-dir results/games"
+        " --log-dir {params.log_dir} > {log} 2>&1"

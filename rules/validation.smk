@@ -36,7 +36,7 @@ rule validation_sample:
 rule validation_judge:
     input:
         sample="results/validation/sample.tsv",
-        model=judge_model,
+        model=PLAN.judge_model,
     output:
         manifest="results/validation/judgements/{judge}/manifest.tsv",
     log:

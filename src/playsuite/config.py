@@ -6,6 +6,7 @@ this module is the one place that finds and validates them.
 
 from __future__ import annotations
 
+import copy
 import difflib
 import json
 import os
@@ -94,6 +95,46 @@ def schema_default(schema_name: str, *keys: str) -> Any:
     for key in keys:
         node = node["properties"][key]
     return node["default"]
+
+
+def _filling_validator(schema: dict[str, Any]) -> jsonschema.protocols.Validator:
+    """A validator of ``schema`` that writes each missing property's ``default`` into the
+    instance before descending into it (what Snakemake's ``validate`` does to the workflow
+    config), so nested sections with ``"default": {}`` get their own defaults too."""
+    base = jsonschema.Draft202012Validator
+    check_properties = base.VALIDATORS["properties"]
+
+    def properties(validator: Any, props: Any, instance: Any, node: Any) -> Any:
+        if isinstance(instance, dict):
+            for key, sub in props.items():
+                if isinstance(sub, dict) and "default" in sub:
+                    instance.setdefault(key, copy.deepcopy(sub["default"]))
+        yield from check_properties(validator, props, instance, node)
+
+    return jsonschema.validators.extend(base, {"properties": properties})(schema)
+
+
+def with_defaults(data: Any, schema_name: str, *keys: str, source: str = "config") -> Any:
+    """A copy of ``data`` (the setting at ``keys`` of the schema, e.g. ``"play"``; the whole
+    document without keys) with the schema's defaults filled in, validated.
+
+    For package code handed a configuration that did not pass through Snakemake's ``validate``
+    (tests, the command line): the schema stays the only place a default is written.
+    """
+    root = _schema(schema_name)
+    node: Any = root
+    for key in keys:
+        node = node["properties"][key]
+    out = copy.deepcopy(data)
+    if out is None:
+        out = copy.deepcopy(node.get("default", {}))
+    # the section with the root's $defs, so that its "#/$defs/..." references resolve
+    validator = _filling_validator({**node, "$defs": root.get("$defs", {})})
+    errors = sorted(validator.iter_errors(out), key=lambda e: list(e.absolute_path))
+    if errors:
+        where = "/".join([*keys, *(str(p) for p in errors[0].absolute_path)]) or "(top level)"
+        raise ConfigError(f"{source}: {where}: {errors[0].message}{_spelling_hint(errors[0])}")
+    return out
 
 
 CONDITION_RE = re.compile(r"^k(?P<k>\d+)-hz(?P<hz>\d+(?:\.\d+)?)-(?P<variant>[a-z][a-z0-9_]*)$")

@@ -24,7 +24,7 @@ from playsuite.harness.node import ServerSettings, ShardJob, run_shard
 from playsuite.inference import VLLMServer
 from playsuite.judge.levels import progress_level
 from playsuite.judge.result import read_judgement
-from playsuite.judge.run import WORKFLOW_DEFAULTS, JudgeOptions, judge_shard
+from playsuite.judge.run import JudgeOptions, judge_shard, workflow_settings
 from playsuite.judge.schema import milestone_schema, validate_milestones
 from playsuite.records.manifest import read_manifest
 from playsuite.runtimes.acquire import acquire
@@ -121,7 +121,7 @@ def _judge(server: VLLMServer, episodes: list[Path], out: Path) -> list[dict]:
     options = JudgeOptions(
         catalog=str(CORPUS),
         uds=server.uds,
-        extra_body=dict(WORKFLOW_DEFAULTS["extra_body"]),  # what a judge job sends
+        extra_body=dict(workflow_settings({})["extra_body"]),  # what a judge job sends
     )
     jobs = [(e, out / f"{e.name}.json") for e in episodes]
     counts = judge_shard(JUDGE, jobs, options)

@@ -74,7 +74,9 @@ def test_cpu_rules_carry_the_container(repo: Path) -> None:
         "acquired_block",
         "validate_launch",
         "play_shard",
+        "play_episode",  # one episode of a play shard, as a target of its own
         "judge_shard",
+        "judge_episode",  # one episode's judgement
         "validation_judge",  # a judge shard of the validation set
         "catalog_launch",
         "build_tiny_model",  # runs the engine's own Python (.venv-engine)
@@ -158,7 +160,9 @@ def test_analysis_of_a_given_scores_table_plans_no_play(repo: Path, tmp_path: Pa
     assert {"main_results", "ablation_figure", "reproduction_report", "inspection_pages"} <= jobs
     for stage in (
         "play_shard",
+        "play_episode",  # one episode of a play shard, as a target of its own
         "judge_shard",
+        "judge_episode",  # one episode's judgement
         "judge_scores",
         "catalog_table",
         "engine_checks_table",

@@ -139,7 +139,8 @@ def _play_shard(args: argparse.Namespace) -> int:
         min_free_mb=args.min_free_mb,
         cost_heartbeat_s=args.cost_heartbeat,
     )
-    return _run_job(args.command, lambda: run_shard(job, Path(args.manifest)))
+    manifest = Path(args.manifest) if args.manifest else None
+    return _run_job(args.command, lambda: run_shard(job, manifest))
 
 
 def _run_job(command: str, run: Callable[[], int]) -> int:
@@ -229,7 +230,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--steps", type=int, help="stop after N agent steps (default: paper caps)")
     s.add_argument("--runs-dir", required=True, help="results/runs/{corpus}/{preset}/{condition}")
     s.add_argument("--games-dir", default="results/games")
-    s.add_argument("--manifest", required=True, help="shard manifest to write when complete")
+    s.add_argument(
+        "--manifest", help="shard manifest to write when complete (none: one episode's job)"
+    )
     s.add_argument("--models", help="model registry (default: config/models.yaml)")
     s.add_argument("--log-dir")
     s.add_argument("--costs", help="cost record path stem (one TSV per attempt)")

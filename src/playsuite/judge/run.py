@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from playsuite.config import ConfigError, schema_default
+from playsuite.config import ConfigError, schema_default, with_defaults
 from playsuite.corpus import GameEntry, find_game, load_corpus
 from playsuite.files import read_json
 from playsuite.judge.context import game_context, load_prompt, read_readme
@@ -33,23 +33,10 @@ from playsuite.records.manifest import (
 )
 from playsuite.registry import JudgePreset, load_registry
 
-#: The workflow's ``judge:`` settings when config.yaml leaves them out (docs/judging.md).
-WORKFLOW_DEFAULTS: dict[str, Any] = {
-    "shard_size": 50,  # episodes per judge job (one model server each)
-    "attempts": 3,  # answers asked per episode before recording a failed judgement
-    "state_where_probes": True,  # also run the state judge on games that declare probes
-    "ready_timeout_s": 1800.0,  # model loading bound
-    # Per-request vLLM fields. None by default: the clip's 1 fps is read from its container, and
-    # vLLM refuses per-request mm_processor_kwargs unless started with --trust-request-mm-kwargs.
-    "extra_body": {},
-    "server_argv": None,  # argv replacing `vllm serve` ({uds}, {preset}), like play.server_argv
-    "prefetch": None,  # episodes prepared ahead of the requests (None: as many as in flight)
-}
-
 
 def workflow_settings(config: dict[str, Any]) -> dict[str, Any]:
-    """``config["judge"]`` with defaults filled in."""
-    return {**WORKFLOW_DEFAULTS, **(config.get("judge") or {})}
+    """``config["judge"]`` with the schema's defaults (config/schemas/config.schema.json)."""
+    return with_defaults(config.get("judge"), "config", "judge")
 
 
 #: Judges that need no model: name -> function of an episode.
@@ -286,17 +273,3 @@ def run_shard_manifest(
 #: The judge and play manifests as the judge stage's callers know them.
 read_shard_manifest = read_judge_manifest
 play_manifest_episodes = manifest_episodes
-
-
-def probe_episodes(episode_dirs: Sequence[str], catalogs: dict[str, str]) -> list[str]:
-    """The episodes whose game declares probes (what the state judge can judge)."""
-    keep = []
-    tables: dict[str, set[str]] = {}
-    for d in episode_dirs:
-        corpus, game = Path(d).parts[-4], Path(d).name
-        if corpus not in tables:
-            table = catalogs.get(corpus)
-            tables[corpus] = {g.id for g in load_corpus(table) if g.probes} if table else set()
-        if game in tables[corpus]:
-            keep.append(d)
-    return keep

@@ -21,7 +21,6 @@ jobs always start the real engine: ``judge.server_argv`` (a stand-in) does not a
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
@@ -29,15 +28,9 @@ from typing import Any
 
 from playsuite.corpus import GameEntry, load_corpus
 from playsuite.judge.run import workflow_settings
+from playsuite.planning import paths
+from playsuite.planning.paths import EpisodeKey
 
-EPISODE_TARGET = re.compile(
-    r"^results/runs/(?P<corpus>[^/]+)/(?P<preset>[^/]+)/(?P<condition>[^/]+)/(?P<game>[^/]+)"
-    r"(?:/meta\.json)?/?$"
-)
-PLAY_MANIFEST = re.compile(
-    r"^results/runs/(?P<corpus>[^/]+)/(?P<preset>[^/]+)/(?P<condition>[^/]+)/shards/"
-    r"(?P<shard>[^/]+)\.tsv$"
-)
 Unit = tuple[str, str, str, str, str]  # judge, corpus, preset, condition, shard
 
 
@@ -122,9 +115,9 @@ class JudgePlan:
             if judge == "state":
                 games = {g for g in games if (corpus, g) in probes}
             ordered = sorted(games)
-            base = f"results/runs/{corpus}/{preset}/{condition}"
             for i in range(0, len(ordered), size):
-                dirs = tuple(f"{base}/{g}" for g in ordered[i : i + size])
+                chunk = ordered[i : i + size]
+                dirs = tuple(EpisodeKey(corpus, preset, condition, g).dir for g in chunk)
                 out[(judge, corpus, preset, condition, f"e{i // size:04d}")] = UnitSpec(
                     episodes=dirs
                 )
@@ -134,9 +127,7 @@ class JudgePlan:
 
     def scores_targets(self) -> list[str]:
         """Scores tables of the judges of the paper's runs (engine checks have none)."""
-        return sorted(
-            {f"results/scores/{u[0]}.tsv" for u in self.units if u not in self.check_units}
-        )
+        return sorted({paths.scores(u[0]) for u in self.units if u not in self.check_units})
 
     def spec(self, wc: Any) -> UnitSpec:
         return self.units[(wc.judge, wc.corpus, wc.preset, wc.condition, wc.shard)]
@@ -169,6 +160,13 @@ class JudgePlan:
             return []
         return list(self.settings["server_argv"] or [])
 
+    def episode_server_argv(self, wc: Any) -> list[str]:
+        """``judge.server_argv`` of one episode's judge job (rule judge_episode); none for the
+        check judge, which always starts the real engine."""
+        if self.check_judge and wc.judge == self.check_judge:
+            return []
+        return list(self.settings["server_argv"] or [])
+
     def resource(self, name: str, default: Any) -> Callable[[Any], Any]:
         """A resource of a judge shard job: the judge preset's for Video-LLM judges."""
 
@@ -189,23 +187,21 @@ class JudgePlan:
 
 
 def _manifest(unit: Unit) -> str:
-    judge, corpus, preset, condition, shard = unit
-    return f"results/judgements/{judge}/{corpus}/{preset}/{condition}/shards/{shard}.tsv"
+    return paths.judge_manifest(*unit)
 
 
 def _parse_targets(
-    paths: Iterable[str],
+    targets: Iterable[str],
 ) -> tuple[dict[tuple[str, str, str, str], str], dict[tuple[str, str, str], set[str]]]:
     """Play manifests ``{(corpus, preset, condition, shard): path}`` and episode targets
     ``{(corpus, preset, condition): games}`` among play-stage targets."""
     manifests: dict[tuple[str, str, str, str], str] = {}
     episodes: dict[tuple[str, str, str], set[str]] = {}
-    for path in paths:
+    for path in targets:
         path = str(path)
-        if match := PLAY_MANIFEST.match(path):
-            key = (match["corpus"], match["preset"], match["condition"], match["shard"])
-            manifests[key] = path
-        elif match := EPISODE_TARGET.match(path):
-            key3 = (match["corpus"], match["preset"], match["condition"])
-            episodes.setdefault(key3, set()).add(match["game"])
+        if (shard := paths.parse_play_manifest(path)) is not None:
+            manifests[(*shard.run, shard.shard)] = path
+        elif (episode := EpisodeKey.parse(path)) is not None:
+            key3 = (episode.corpus, episode.preset, episode.condition)
+            episodes.setdefault(key3, set()).add(episode.game)
     return manifests, episodes

@@ -16,7 +16,6 @@ no paper judge, scores table or statistic ever sees them.
 from __future__ import annotations
 
 import json
-import re
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -27,22 +26,12 @@ from typing import Any
 from playsuite.agents.prompts import template_for
 from playsuite.analysis.ablations import ablation_plan, load_ablation
 from playsuite.analysis.settings import analysis_settings
-from playsuite.config import ConfigError
+from playsuite.config import ConfigError, with_defaults
 from playsuite.corpus import GameEntry, load_corpus
 from playsuite.harness.shards import shard_key
 from playsuite.inference.command import fill_server_argv
-from playsuite.inference.engine import DEFAULT_VLLM
+from playsuite.planning import paths
 from playsuite.registry import JudgePreset, Preset, Registry
-
-PLAY_DEFAULTS: dict[str, Any] = {
-    "shard_size": 64,
-    "workers": 8,
-    "steps": None,  # None: the paper's caps (300 s of game time; 10,000 frames for pygame)
-    "wall_timeout_s": 3600,
-    "server_argv": None,  # None: `vllm serve` from the preset (see server_argv_option)
-    "sandbox": "bwrap",  # or "apptainer" (with apptainer_image) where user namespaces are off
-    "apptainer_image": None,
-}
 
 
 @dataclass(frozen=True)
@@ -58,20 +47,25 @@ class ShardUnit:
 
     @property
     def run_dir(self) -> str:
-        return f"results/runs/{self.corpus}/{self.preset}/{self.condition}"
+        return paths.run_dir(self.corpus, self.preset, self.condition)
 
     @property
     def manifest(self) -> str:
-        return f"{self.run_dir}/shards/{self.shard}.tsv"
+        return paths.play_manifest(self.corpus, self.preset, self.condition, self.shard)
+
+    def episodes(self) -> list[paths.EpisodeKey]:
+        """The episodes this shard plays."""
+        return [paths.EpisodeKey(self.corpus, self.preset, self.condition, g) for g in self.games]
 
 
 def play_settings(config: Mapping[str, Any]) -> dict[str, Any]:
-    return {**PLAY_DEFAULTS, **(config.get("play") or {})}
+    """``config["play"]`` with the schema's defaults (config/schemas/config.schema.json)."""
+    return with_defaults(config.get("play"), "config", "play")
 
 
 def engine_vllm(config: Mapping[str, Any]) -> str:
-    """The vLLM command play and judge jobs start (``engine.vllm``; scripts/setup.sh's default)."""
-    return str((config.get("engine") or {}).get("vllm") or DEFAULT_VLLM)
+    """The vLLM command play and judge jobs start (``engine.vllm``, default in the schema)."""
+    return str(with_defaults(config.get("engine"), "config", "engine")["vllm"])
 
 
 @dataclass(frozen=True)
@@ -123,10 +117,6 @@ def tiny_model(spec: Preset | JudgePreset) -> list[str]:
     return [str(spec.hf_id)] if spec.tiny and spec.hf_id else []
 
 
-#: Where the catalog stage writes a curated corpus table (rule catalog_table).
-CATALOG_TABLE = re.compile(r"^(?:\./)?results/catalog/(?P<corpus>[a-z0-9][a-z0-9_-]*)/games\.tsv$")
-
-
 def require_corpus_tables(config: Mapping[str, Any]) -> None:
     """Fail, naming the table and how to make it, when a configured corpus table is missing.
 
@@ -139,8 +129,7 @@ def require_corpus_tables(config: Mapping[str, Any]) -> None:
         if Path(table).is_file():
             continue
         message = f"corpora.{corpus}.table: {table} does not exist."
-        if match := CATALOG_TABLE.match(table):
-            name = match["corpus"]
+        if name := paths.catalog_table_corpus(table):
             message += (
                 f" It is the catalog stage's curated table (docs/catalog.md); build it first "
                 f"under a configuration that does not play it yet: write CATALOG.yaml with only "
@@ -266,7 +255,7 @@ def fault_options(config: Mapping[str, Any]) -> str:
     ``--min-free-mb``, ``--ready-timeout``, ``--server-restarts``, ``--server-monitor``) from the
     ``play`` settings of the same names; a setting left out of the config is left to the
     command's default, which is the schema's."""
-    play = config.get("play") or {}
+    play = play_settings(config)
     out = ""
     options = (
         ("lock_wait_s", "--lock-wait"),

@@ -1,0 +1,122 @@
+"""Workflow jobs as package functions: what a rule's script does, given its inputs and outputs.
+
+A script under workflow/scripts/ only unpacks ``snakemake.input/output/params`` and calls one
+function here, so the job's logic is importable, testable and free of Snakemake. The functions
+know the results/ layout only through :mod:`playsuite.planning.paths`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from playsuite.corpus import find_game, load_corpus
+from playsuite.files import write_json_atomic
+from playsuite.planning.paths import EpisodeKey
+
+
+def probe_episodes(episode_dirs: Sequence[str], catalogs: Mapping[str, str]) -> list[str]:
+    """The episodes whose game declares probes (what the state judge can judge)."""
+    keep = []
+    tables: dict[str, set[str]] = {}
+    for d in episode_dirs:
+        key = EpisodeKey.from_dir(d)
+        if key.corpus not in tables:
+            table = catalogs.get(key.corpus)
+            tables[key.corpus] = {g.id for g in load_corpus(table) if g.probes} if table else set()
+        if key.game in tables[key.corpus]:
+            keep.append(d)
+    return keep
+
+
+def judge_job(
+    judge: str,
+    episodes: Sequence[str],
+    *,
+    judgement_dir: str,
+    manifest: str | None,
+    settings: Mapping[str, Any],
+    catalogs: Mapping[str, str],
+    games_dir: str,
+    vllm: str,
+    server_argv: Sequence[str],
+    log: str,
+    costs: str | None,
+    cost_fields: Mapping[str, Any],
+) -> dict[str, int]:
+    """One judge job (rules judge_shard and judge_episode): ``judge`` judges ``episodes`` into
+    ``judgement_dir/{game}.json`` with one model server for Video-LLM judges, and writes the
+    shard ``manifest`` when given. The state judge keeps only episodes of games with probes.
+
+    A shard job's attempt has a cost record (``costs``) from its start: a killed attempt keeps
+    "running" and is counted as killed (playsuite.harness.costs); judging is reported apart from
+    the cost figure. One episode's job (no manifest) has none: it is no part of a campaign.
+    """
+    from playsuite.harness.costs import JUDGE_COLUMNS, CostRecord
+    from playsuite.judge.run import judge_shard, run_shard_manifest, shard_options
+
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO)
+    if judge == "state":
+        kept = probe_episodes(episodes, catalogs)
+        if manifest is None and len(kept) < len(episodes):
+            raise ValueError(f"the state judge judges games with probes only, not {episodes}")
+        episodes = kept
+    options = shard_options(
+        dict(settings),
+        dict(catalogs),
+        episodes,
+        games_dir,
+        vllm=vllm,
+        server_argv=server_argv,
+        server_log=log + ".server",
+    )
+    cost = None
+    if costs:
+        Path(costs).parent.mkdir(parents=True, exist_ok=True)
+        prefetch = settings.get("prefetch")
+        fields = {
+            "judge": judge,
+            **cost_fields,
+            "prefetch": "" if prefetch is None else int(prefetch),
+        }
+        cost = CostRecord(Path(costs), fields, columns=JUDGE_COLUMNS).start()
+    status = "failed"
+    try:
+        if manifest is not None:
+            counts = run_shard_manifest(judge, episodes, judgement_dir, manifest, options)
+        else:
+            jobs = [(d, f"{judgement_dir}/{EpisodeKey.from_dir(d).game}.json") for d in episodes]
+            counts = judge_shard(judge, jobs, options)
+        status = "ok"
+    finally:
+        if cost is not None:
+            cost.finish(status)
+    print(f"judge {judge}: {len(episodes)} episodes, {counts}", file=sys.stderr)
+    return counts
+
+
+def validate_launch_job(catalog: str, game_id: str, acquired: str, output: str, log: str) -> dict:
+    """Rule validate_launch: an acquired game renders non-blank frames and reacts to input
+    (playsuite.runtimes.validate); its games' own logs are gathered into ``log``."""
+    from playsuite.runtimes.validate import validate_launch
+
+    game = find_game(load_corpus(catalog), game_id)
+    files = Path(acquired).parent / "files"
+    workdir = Path(tempfile.mkdtemp(prefix=f"validate-{game.id}-"))
+    try:
+        result = validate_launch(game, files, workdir)
+    finally:
+        logs = sorted(workdir.rglob("game.log"))
+        with open(log, "w") as out:
+            for path in logs:
+                out.write(f"== {path.relative_to(workdir)}\n{path.read_text(errors='replace')}\n")
+        shutil.rmtree(workdir, ignore_errors=True)
+    print(json.dumps(result))
+    write_json_atomic(output, result)
+    return result
