@@ -2,7 +2,8 @@
 
 import sys
 
-from playsuite.planning.jobs import judge_job, play_manifest_episodes
+from playsuite.planning.jobs import judge_job
+from playsuite.records.manifest import manifest_episodes as play_manifest_episodes
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: SIM115
 
