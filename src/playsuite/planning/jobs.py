@@ -126,7 +126,7 @@ def validate_launch_job(catalog: str, game_id: str, acquired: str, output: str, 
     return result
 
 
-def acquire_job(catalog: str, game_id: str, games_dir: str, log: str) -> None:
+def acquire_job(catalog: str, game_id: str, games_dir: str | Path, log: str) -> None:
     """Rule acquire_game: fetch one game of the corpus table ``catalog`` from its registry into
     ``games_dir/{game}/``; the fetch's own messages go to ``log``."""
     from playsuite.runtimes.acquire import acquire
