@@ -6,14 +6,14 @@ rule tabulate_models:
         config["models"],
     output:
         csv=report(
-            "results/tables/models.csv",
+            paths.table("models", "csv"),
             caption="../report/models.rst",
             category="Models",
         ),
-        md="results/tables/models.md",
-        tex="results/tables/models.tex",
+        md=paths.table("models", "md"),
+        tex=paths.table("models", "tex"),
     log:
-        "results/logs/tabulate_models.log",
+        paths.log("tabulate_models"),
     conda:
         "../envs/playsuite.yaml"
     container:
@@ -35,15 +35,15 @@ rule main_results:
         scores=scores_table,
     output:
         csv=report(
-            "results/tables/{judge}/main.csv",
+            paths.table("main", "csv", "{judge}"),
             caption="../report/main.rst",
             category="Tables",
             subcategory="{judge}",
         ),
-        md="results/tables/{judge}/main.md",
-        tex="results/tables/{judge}/main.tex",
+        md=paths.table("main", "md", "{judge}"),
+        tex=paths.table("main", "tex", "{judge}"),
     log:
-        "results/logs/analysis/{judge}/main.log",
+        paths.log("analysis", "{judge}", "main"),
     conda:
         "../envs/playsuite.yaml"
     container:
@@ -57,25 +57,25 @@ rule genre_tables:
         scores=scores_table,
     output:
         csv=report(
-            "results/tables/{judge}/genres.csv",
+            paths.table("genres", "csv", "{judge}"),
             caption="../report/genres.rst",
             category="Tables",
             subcategory="{judge}",
         ),
-        md="results/tables/{judge}/genres.md",
-        tex="results/tables/{judge}/genres.tex",
+        md=paths.table("genres", "md", "{judge}"),
+        tex=paths.table("genres", "tex", "{judge}"),
         ranks_csv=report(
-            "results/tables/{judge}/genre_rank_agreement.csv",
+            paths.table("genre_rank_agreement", "csv", "{judge}"),
             caption="../report/genre_rank_agreement.rst",
             category="Tables",
             subcategory="{judge}",
         ),
-        ranks_md="results/tables/{judge}/genre_rank_agreement.md",
-        range_csv="results/tables/{judge}/genre_rank_range.csv",
-        range_md="results/tables/{judge}/genre_rank_range.md",
-        range_tex="results/tables/{judge}/genre_rank_range.tex",
+        ranks_md=paths.table("genre_rank_agreement", "md", "{judge}"),
+        range_csv=paths.table("genre_rank_range", "csv", "{judge}"),
+        range_md=paths.table("genre_rank_range", "md", "{judge}"),
+        range_tex=paths.table("genre_rank_range", "tex", "{judge}"),
     log:
-        "results/logs/analysis/{judge}/genres.log",
+        paths.log("analysis", "{judge}", "genres"),
     conda:
         "../envs/playsuite.yaml"
     container:
@@ -88,16 +88,16 @@ rule genre_heatmap:
     input:
         scores=scores_table,
     output:
-        csv="results/tables/{judge}/genre_by_model_{corpus}.csv",
-        pdf="results/figures/{judge}/genre_heatmap_{corpus}.pdf",
+        csv=paths.table("genre_by_model_{corpus}", "csv", "{judge}"),
+        pdf=paths.figure("genre_heatmap_{corpus}", "pdf", "{judge}"),
         png=report(
-            "results/figures/{judge}/genre_heatmap_{corpus}.png",
+            paths.figure("genre_heatmap_{corpus}", "png", "{judge}"),
             caption="../report/genre_heatmap.rst",
             category="Figures",
             subcategory="{judge}",
         ),
     log:
-        "results/logs/analysis/{judge}/genre_heatmap_{corpus}.log",
+        paths.log("analysis", "{judge}", "genre_heatmap_{corpus}"),
     conda:
         "../envs/playsuite.yaml"
     container:
@@ -112,17 +112,17 @@ rule ablation_figure:
         ablation=lambda wildcards: ABLATIONS[wildcards.ablation],
         models=config["models"],
     output:
-        csv="results/tables/{judge}/ablation_{ablation}.csv",
-        md="results/tables/{judge}/ablation_{ablation}.md",
-        pdf="results/figures/{judge}/ablation_{ablation}.pdf",
+        csv=paths.table("ablation_{ablation}", "csv", "{judge}"),
+        md=paths.table("ablation_{ablation}", "md", "{judge}"),
+        pdf=paths.figure("ablation_{ablation}", "pdf", "{judge}"),
         png=report(
-            "results/figures/{judge}/ablation_{ablation}.png",
+            paths.figure("ablation_{ablation}", "png", "{judge}"),
             caption="../report/ablation.rst",
             category="Figures",
             subcategory="{judge}",
         ),
     log:
-        "results/logs/analysis/{judge}/ablation_{ablation}.log",
+        paths.log("analysis", "{judge}", "ablation_{ablation}"),
     conda:
         "../envs/playsuite.yaml"
     container:
@@ -135,18 +135,18 @@ rule stability:
     input:
         scores=scores_table,
     output:
-        csv="results/tables/{judge}/stability.csv",
-        md="results/tables/{judge}/stability.md",
-        tex="results/tables/{judge}/stability.tex",
-        pdf="results/figures/{judge}/stability.pdf",
+        csv=paths.table("stability", "csv", "{judge}"),
+        md=paths.table("stability", "md", "{judge}"),
+        tex=paths.table("stability", "tex", "{judge}"),
+        pdf=paths.figure("stability", "pdf", "{judge}"),
         png=report(
-            "results/figures/{judge}/stability.png",
+            paths.figure("stability", "png", "{judge}"),
             caption="../report/stability.rst",
             category="Figures",
             subcategory="{judge}",
         ),
     log:
-        "results/logs/analysis/{judge}/stability.log",
+        paths.log("analysis", "{judge}", "stability"),
     conda:
         "../envs/playsuite.yaml"
     container:
@@ -163,27 +163,29 @@ rule cost_performance:
         scores=scores_table,
         models=config["models"],
     output:
-        csv="results/tables/{judge}/cost.csv",
-        md="results/tables/{judge}/cost.md",
-        tex="results/tables/{judge}/cost.tex",
-        judge_csv="results/tables/{judge}/judge_cost.csv",
-        judge_md="results/tables/{judge}/judge_cost.md",
-        pdf="results/figures/{judge}/cost.pdf",
+        csv=paths.table("cost", "csv", "{judge}"),
+        md=paths.table("cost", "md", "{judge}"),
+        tex=paths.table("cost", "tex", "{judge}"),
+        judge_csv=paths.table("judge_cost", "csv", "{judge}"),
+        judge_md=paths.table("judge_cost", "md", "{judge}"),
+        pdf=paths.figure("cost", "pdf", "{judge}"),
         png=report(
-            "results/figures/{judge}/cost.png",
+            paths.figure("cost", "png", "{judge}"),
             caption="../report/cost.rst",
             category="Figures",
             subcategory="{judge}",
         ),
     log:
-        "results/logs/analysis/{judge}/cost.log",
+        paths.log("analysis", "{judge}", "cost"),
     conda:
         "../envs/playsuite.yaml"
     container:
         PLAYSUITE_IMAGE
     params:
         costs=ANALYSIS.costs,
-        judge_costs=lambda wildcards: f"{ANALYSIS.judge_costs}/{wildcards.judge}",
+        judge_costs=lambda wildcards: paths.judge_costs_dir(
+            ANALYSIS.judge_costs, wildcards.judge
+        ),
         engine_checks=list(ENGINE_CHECKS.presets),  # their cost records are not the paper's
     script:
         "../workflow/scripts/analysis_cost.py"
@@ -213,7 +215,6 @@ EFFICIENCY_INPUTS = (
     + (["throughput.tsv"] if EFFICIENCY.concurrency else [])
     + (["judge.tsv"] if EFFICIENCY.judge else [])
 )
-EFFICIENCY_RUNS = "results/efficiency/concurrency"
 
 
 if EFFICIENCY.launch:
@@ -221,16 +222,16 @@ if EFFICIENCY.launch:
     rule efficiency_launch:
         input:
             catalog=lambda wc: config["corpora"][EFFICIENCY.corpus]["table"],
-            acquired=[f"results/games/{g}/acquired.json" for g in EFFICIENCY_GAMES],
+            acquired=[paths.acquired(g) for g in EFFICIENCY_GAMES],
         output:
             f"{ANALYSIS.benchmarks}/launch.tsv",
         log:
-            "results/logs/analysis/efficiency_launch.log",
+            paths.log("analysis", "efficiency_launch"),
         conda:
             "../envs/playsuite.yaml"
         params:
             games=EFFICIENCY_GAMES,
-            games_dir="results/games",
+            games_dir=paths.GAMES_DIR,
             fixed_wait_s=EFFICIENCY.fixed_wait_s,
         script:
             "../workflow/scripts/analysis_launch_test.py"
@@ -244,12 +245,12 @@ if EFFICIENCY.concurrency:
     rule efficiency_concurrency_run:
         input:
             catalog=lambda wc: config["corpora"][EFFICIENCY.corpus]["table"],
-            acquired=[f"results/games/{g}/acquired.json" for g in EFFICIENCY_GAMES],
+            acquired=[paths.acquired(g) for g in EFFICIENCY_GAMES],
             model=tiny_model(REGISTRY.preset(CONCURRENCY.preset)),
         output:
-            manifest=f"{EFFICIENCY_RUNS}/w{{workers}}/manifest.tsv",
+            manifest=paths.EFFICIENCY_MANIFEST,
         log:
-            "results/logs/analysis/efficiency_concurrency/w{workers}.log",
+            paths.log("analysis", "efficiency_concurrency", "w{workers}"),
         wildcard_constraints:
             workers="[0-9]+",
         threads: max(CONCURRENCY.workers)
@@ -281,7 +282,10 @@ if EFFICIENCY.concurrency:
             preset=CONCURRENCY.preset,
             condition=CONCURRENCY.condition,
             corpus=EFFICIENCY.corpus,
-            run_dir=lambda wc: f"{EFFICIENCY_RUNS}/w{wc.workers}",
+            runs_dir=paths.EFFICIENCY_RUNS,
+            costs=paths.EFFICIENCY_COSTS,
+            games_dir=paths.GAMES_DIR,
+            log_dir=paths.log_dir("analysis", "efficiency_concurrency", "w{workers}"),
         shell:
             "{params.playsuite} play-shard --corpus {params.corpus} --catalog {input.catalog}"
             " --preset {params.preset} --condition {params.condition}"
@@ -289,28 +293,26 @@ if EFFICIENCY.concurrency:
             " {params.steps} --wall-timeout {params.wall_timeout} --seed {params.seed}"
             " --models {params.models}{params.server_argv}{params.sandbox}"
             " --vllm {params.vllm}"
-            " --runs-dir {params.run_dir}/runs"
-            " --games-dir results/games --manifest {output.manifest}"
-            " --log-dir results/logs/analysis/efficiency_concurrency/w{wildcards.workers}"
-            " --costs {params.run_dir}/costs/s0000.tsv"
+            " --runs-dir {params.runs_dir}"
+            " --games-dir {params.games_dir} --manifest {output.manifest}"
+            " --log-dir {params.log_dir}"
+            " --costs {params.costs}/s0000.tsv"
             " > {log} 2>&1"
 
     rule efficiency_concurrency:
         input:
-            manifests=[
-                f"{EFFICIENCY_RUNS}/w{w}/manifest.tsv" for w in CONCURRENCY.workers
-            ],
+            manifests=[paths.efficiency_manifest(w) for w in CONCURRENCY.workers],
         output:
             f"{ANALYSIS.benchmarks}/throughput.tsv",
         log:
-            "results/logs/analysis/efficiency_concurrency.log",
+            paths.log("analysis", "efficiency_concurrency"),
         conda:
             "../envs/playsuite.yaml"
         container:
             PLAYSUITE_IMAGE
         params:
             workers=list(CONCURRENCY.workers),
-            costs=[f"{EFFICIENCY_RUNS}/w{w}/costs" for w in CONCURRENCY.workers],
+            costs=[paths.efficiency_costs(w) for w in CONCURRENCY.workers],
         script:
             "../workflow/scripts/analysis_concurrency.py"
 
@@ -323,13 +325,13 @@ if EFFICIENCY.judge:
         output:
             f"{ANALYSIS.benchmarks}/judge.tsv",
         log:
-            "results/logs/analysis/efficiency_judge.log",
+            paths.log("analysis", "efficiency_judge"),
         conda:
             "../envs/playsuite.yaml"
         container:
             PLAYSUITE_IMAGE
         params:
-            costs=f"{ANALYSIS.judge_costs}/{EFFICIENCY.judge}",
+            costs=paths.judge_costs_dir(ANALYSIS.judge_costs, EFFICIENCY.judge),
         script:
             "../workflow/scripts/analysis_judge_throughput.py"
 
@@ -341,14 +343,14 @@ rule efficiency:
             | {str(p) for p in Path(ANALYSIS.benchmarks).glob("*.tsv") if p.is_file()}
         ),
     output:
-        pdf="results/figures/efficiency.pdf",
+        pdf=paths.figure("efficiency", "pdf"),
         png=report(
-            "results/figures/efficiency.png",
+            paths.figure("efficiency", "png"),
             caption="../report/efficiency.rst",
             category="Figures",
         ),
     log:
-        "results/logs/analysis/efficiency.log",
+        paths.log("analysis", "efficiency"),
     conda:
         "../envs/playsuite.yaml"
     container:
@@ -366,19 +368,19 @@ rule reproduction_report:
     input:
         scores=scores_table,
         models=config["models"],
-        main="results/tables/{judge}/main.csv",
-        genres="results/tables/{judge}/genres.csv",
-        genre_range="results/tables/{judge}/genre_rank_range.csv",
-        stability="results/tables/{judge}/stability.csv",
+        main=paths.table("main", "csv", "{judge}"),
+        genres=paths.table("genres", "csv", "{judge}"),
+        genre_range=paths.table("genre_rank_range", "csv", "{judge}"),
+        stability=paths.table("stability", "csv", "{judge}"),
         ablations=lambda wildcards: [
-            f"results/tables/{wildcards.judge}/ablation_{name}.csv"
+            paths.table(f"ablation_{name}", "csv", wildcards.judge)
             for name in ABLATIONS
         ],
         ablation_files=list(ABLATIONS.values()),
         reference=[ANALYSIS.reference] if ANALYSIS.reference else [],
-        agreement=["results/tables/agreement.csv"] if ANALYSIS.ratings else [],
+        agreement=[paths.table("agreement", "csv")] if ANALYSIS.ratings else [],
         engine_checks=(
-            ["results/tables/engine_checks.csv"]
+            [paths.table("engine_checks", "csv")]
             if ENGINE_CHECKS and not SCORES_GIVEN
             else []
         ),
@@ -389,24 +391,24 @@ rule reproduction_report:
         ),
         funnels=lambda wildcards: planned_or_present(
             catalog_files("funnel.csv"),
-            "results/catalog",
+            paths.CATALOG,
             "*/funnel.csv",
         ),
         harm=lambda wildcards: planned_or_present(
             catalog_files("harm_categories.csv"),
-            "results/catalog",
+            paths.CATALOG,
             "*/harm_categories.csv",
         ),
     output:
-        csv="results/report/{judge}/reproduction.csv",
+        csv=paths.report("{judge}", "csv"),
         md=report(
-            "results/report/{judge}/reproduction.md",
+            paths.report("{judge}", "md"),
             caption="../report/reproduction.rst",
             category="Reproduction",
             subcategory="{judge}",
         ),
     log:
-        "results/logs/analysis/{judge}/reproduction.log",
+        paths.log("analysis", "{judge}", "reproduction"),
     conda:
         "../envs/playsuite.yaml"
     container:
@@ -428,13 +430,13 @@ rule engine_checks_table:
         judge=JUDGE_PLAN.check_manifests(),
     output:
         csv=report(
-            "results/tables/engine_checks.csv",
+            paths.table("engine_checks", "csv"),
             caption="../report/engine_checks.rst",
             category="Engine checks",
         ),
-        md="results/tables/engine_checks.md",
+        md=paths.table("engine_checks", "md"),
     log:
-        "results/logs/analysis/engine_checks.log",
+        paths.log("analysis", "engine_checks"),
     conda:
         "../envs/playsuite.yaml"
     container:
@@ -448,17 +450,17 @@ rule engine_checks_table:
 rule judge_agreement:
     input:
         ratings=[ANALYSIS.ratings] if ANALYSIS.ratings else [],
-        judges=["results/validation/judge_ratings.csv"] if VALIDATION else [],
+        judges=[paths.VALIDATION_RATINGS] if VALIDATION else [],
     output:
         csv=report(
-            "results/tables/agreement.csv",
+            paths.table("agreement", "csv"),
             caption="../report/agreement.rst",
             category="Tables",
         ),
-        md="results/tables/agreement.md",
-        tex="results/tables/agreement.tex",
+        md=paths.table("agreement", "md"),
+        tex=paths.table("agreement", "tex"),
     log:
-        "results/logs/analysis/agreement.log",
+        paths.log("analysis", "agreement"),
     conda:
         "../envs/playsuite.yaml"
     container:
@@ -471,16 +473,16 @@ rule inspection_pages:
     input:
         scores=scores_table,
     output:
-        directory("results/inspect/{judge}"),
+        directory(paths.inspect_dir("{judge}")),
     log:
-        "results/logs/analysis/{judge}/inspect.log",
+        paths.log("analysis", "{judge}", "inspect"),
     conda:
         "../envs/playsuite.yaml"
     container:
         PLAYSUITE_IMAGE
     params:
-        runs="results/runs",
-        judgements=lambda wildcards: f"results/judgements/{wildcards.judge}",
+        runs=paths.RUNS,
+        judgements=lambda wildcards: paths.judgements(wildcards.judge),
     script:
         "../workflow/scripts/analysis_inspect.py"
 

@@ -15,9 +15,9 @@ rule catalog_ingest:
     input:
         unpack(CATALOG_IN.dumps),
     output:
-        "results/catalog/{corpus}/records.jsonl",
+        paths.catalog_file("{corpus}", "records.jsonl"),
     log:
-        "results/logs/catalog/{corpus}/ingest.log",
+        paths.log("catalog", "{corpus}", "ingest"),
     conda:
         "../envs/playsuite.yaml"
     container:
@@ -28,13 +28,13 @@ rule catalog_ingest:
 
 checkpoint catalog_screen:
     input:
-        records="results/catalog/{corpus}/records.jsonl",
+        records=paths.catalog_file("{corpus}", "records.jsonl"),
         exclusions=CATALOG_IN.exclusions,
     output:
-        screen="results/catalog/{corpus}/screen.tsv",
-        checks="results/catalog/{corpus}/screen_checks.tsv",
+        screen=paths.catalog_file("{corpus}", "screen.tsv"),
+        checks=paths.catalog_file("{corpus}", "screen_checks.tsv"),
     log:
-        "results/logs/catalog/{corpus}/screen.log",
+        paths.log("catalog", "{corpus}", "screen"),
     conda:
         "../envs/playsuite.yaml"
     container:
@@ -48,14 +48,14 @@ checkpoint catalog_screen:
 
 checkpoint catalog_triage:
     input:
-        records="results/catalog/{corpus}/records.jsonl",
-        screen="results/catalog/{corpus}/screen.tsv",
+        records=paths.catalog_file("{corpus}", "records.jsonl"),
+        screen=paths.catalog_file("{corpus}", "screen.tsv"),
         exclusions=CATALOG_IN.exclusions,
         archives=CATALOG_IN.archives,
     output:
-        "results/catalog/{corpus}/triage.jsonl",
+        paths.catalog_file("{corpus}", "triage.jsonl"),
     log:
-        "results/logs/catalog/{corpus}/triage.log",
+        paths.log("catalog", "{corpus}", "triage"),
     conda:
         "../envs/playsuite.yaml"
     container:
@@ -74,13 +74,13 @@ checkpoint catalog_triage:
 # to gate the funnel on it (playsuite.catalog.launch; docs/catalog.md).
 rule catalog_launch:
     input:
-        records="results/catalog/{corpus}/records.jsonl",
-        triage="results/catalog/{corpus}/triage.jsonl",
+        records=paths.catalog_file("{corpus}", "records.jsonl"),
+        triage=paths.catalog_file("{corpus}", "triage.jsonl"),
         archive=CATALOG_IN.archive_of,
     output:
-        "results/catalog/{corpus}/launch/{game}.json",
+        paths.catalog_file("{corpus}", "launch/{game}.json"),
     log:
-        "results/logs/catalog/{corpus}/launch/{game}.log",
+        paths.log("catalog", "{corpus}", "launch", "{game}"),
     conda:
         "../envs/playsuite.yaml"
     params:
@@ -91,26 +91,26 @@ rule catalog_launch:
 
 rule catalog_decide:
     input:
-        records="results/catalog/{corpus}/records.jsonl",
-        screen="results/catalog/{corpus}/screen.tsv",
-        triage="results/catalog/{corpus}/triage.jsonl",
+        records=paths.catalog_file("{corpus}", "records.jsonl"),
+        screen=paths.catalog_file("{corpus}", "screen.tsv"),
+        triage=paths.catalog_file("{corpus}", "triage.jsonl"),
         exclusions=CATALOG_IN.exclusions,
         launch=CATALOG_IN.launch_files,
     output:
-        decisions="results/catalog/{corpus}/decisions.tsv",
-        kept="results/catalog/{corpus}/kept.jsonl",
-        exclusions="results/catalog/{corpus}/exclusions.csv",
+        decisions=paths.catalog_file("{corpus}", "decisions.tsv"),
+        kept=paths.catalog_file("{corpus}", "kept.jsonl"),
+        exclusions=paths.catalog_file("{corpus}", "exclusions.csv"),
         funnel_csv=report(
-            "results/catalog/{corpus}/funnel.csv",
+            paths.catalog_file("{corpus}", "funnel.csv"),
             caption="../report/catalog_funnel.rst",
             category="Catalog",
         ),
-        funnel_md="results/catalog/{corpus}/funnel.md",
-        funnel_tex="results/catalog/{corpus}/funnel.tex",
-        technical_csv="results/catalog/{corpus}/technical_exclusions.csv",
-        technical_md="results/catalog/{corpus}/technical_exclusions.md",
+        funnel_md=paths.catalog_file("{corpus}", "funnel.md"),
+        funnel_tex=paths.catalog_file("{corpus}", "funnel.tex"),
+        technical_csv=paths.catalog_file("{corpus}", "technical_exclusions.csv"),
+        technical_md=paths.catalog_file("{corpus}", "technical_exclusions.md"),
     log:
-        "results/logs/catalog/{corpus}/decide.log",
+        paths.log("catalog", "{corpus}", "decide"),
     conda:
         "../envs/playsuite.yaml"
     container:
@@ -128,14 +128,14 @@ rule catalog_decide:
 # a model when catalog.harm.validator names one (playsuite.catalog.harm; docs/catalog.md).
 rule catalog_harm:
     input:
-        kept="results/catalog/{corpus}/kept.jsonl",
+        kept=paths.catalog_file("{corpus}", "kept.jsonl"),
         categories=CATALOG_HARM.get("categories", "config/catalog/harm_categories.yaml"),
     output:
-        candidates="results/catalog/{corpus}/harm_candidates.tsv",
-        csv="results/catalog/{corpus}/harm_categories.csv",
-        md="results/catalog/{corpus}/harm_categories.md",
+        candidates=paths.catalog_file("{corpus}", "harm_candidates.tsv"),
+        csv=paths.catalog_file("{corpus}", "harm_categories.csv"),
+        md=paths.catalog_file("{corpus}", "harm_categories.md"),
     log:
-        "results/logs/catalog/{corpus}/harm.log",
+        paths.log("catalog", "{corpus}", "harm"),
     conda:
         "../envs/playsuite.yaml"
     container:
@@ -148,12 +148,12 @@ rule catalog_harm:
 
 rule catalog_genres:
     input:
-        kept="results/catalog/{corpus}/kept.jsonl",
+        kept=paths.catalog_file("{corpus}", "kept.jsonl"),
         genres=CATALOG_GENRES,
     output:
-        "results/catalog/{corpus}/genre_labels.tsv",
+        paths.catalog_file("{corpus}", "genre_labels.tsv"),
     log:
-        "results/logs/catalog/{corpus}/genres.log",
+        paths.log("catalog", "{corpus}", "genres"),
     conda:
         "../envs/playsuite.yaml"
     container:
@@ -166,20 +166,20 @@ rule catalog_genres:
 
 rule catalog_table:
     input:
-        kept="results/catalog/{corpus}/kept.jsonl",
-        labels="results/catalog/{corpus}/genre_labels.tsv",
+        kept=paths.catalog_file("{corpus}", "kept.jsonl"),
+        labels=paths.catalog_file("{corpus}", "genre_labels.tsv"),
         genres=CATALOG_GENRES,
     output:
-        games="results/catalog/{corpus}/games.tsv",
-        distribution="results/catalog/{corpus}/genre_distribution.csv",
-        pdf="results/catalog/{corpus}/genre_distribution.pdf",
+        games=paths.catalog_file("{corpus}", "games.tsv"),
+        distribution=paths.catalog_file("{corpus}", "genre_distribution.csv"),
+        pdf=paths.catalog_file("{corpus}", "genre_distribution.pdf"),
         png=report(
-            "results/catalog/{corpus}/genre_distribution.png",
+            paths.catalog_file("{corpus}", "genre_distribution.png"),
             caption="../report/catalog_genres.rst",
             category="Catalog",
         ),
     log:
-        "results/logs/catalog/{corpus}/table.log",
+        paths.log("catalog", "{corpus}", "table"),
     conda:
         "../envs/playsuite.yaml"
     container:

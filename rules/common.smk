@@ -136,11 +136,7 @@ def validation_targets():
     a validation: section. The agreement table is among analysis_figure_targets()."""
     if not VALIDATION:
         return []
-    return [
-        "results/validation/sample.tsv",
-        "results/validation/raters.csv",
-        "results/validation/judge_ratings.csv",
-    ]
+    return [paths.VALIDATION_SAMPLE, paths.VALIDATION_RATERS, paths.VALIDATION_RATINGS]
 
 
 def analysis_targets():
@@ -169,14 +165,18 @@ def analysis_figure_targets():
     for judge in analysis_judges():
         for stem in ("main", "genres", "genre_rank_range", "stability", "cost"):
             out += [paths.table(stem, ext, judge) for ext in ("csv", "md", "tex")]
-        out += [paths.table("genre_rank_agreement", ext, judge) for ext in ("csv", "md")]
+        out += [
+            paths.table("genre_rank_agreement", ext, judge) for ext in ("csv", "md")
+        ]
         figures = ["stability", "cost"]
         figures += [f"genre_heatmap_{corpus}" for corpus in config["corpora"]]
         figures += [f"ablation_{name}" for name in ABLATIONS]
         for stem in figures:
             out += [paths.figure(stem, ext, judge) for ext in ("pdf", "png")]
         for name in ABLATIONS:
-            out += [paths.table(f"ablation_{name}", ext, judge) for ext in ("csv", "md")]
+            out += [
+                paths.table(f"ablation_{name}", ext, judge) for ext in ("csv", "md")
+            ]
         out += [paths.report(judge, ext) for ext in ("csv", "md")]
         out.append(paths.inspect_dir(judge))
     if ANALYSIS.ratings or VALIDATION:

@@ -17,11 +17,11 @@ rule validation_sample:
     input:
         manifests=validation_play_manifests() if VALIDATION else [],
     output:
-        sample="results/validation/sample.tsv",
-        raters="results/validation/raters.csv",
-        videos=directory("results/validation/videos"),
+        sample=paths.VALIDATION_SAMPLE,
+        raters=paths.VALIDATION_RATERS,
+        videos=directory(paths.VALIDATION_VIDEOS),
     log:
-        "results/logs/validation/sample.log",
+        paths.log("validation", "sample"),
     conda:
         "../envs/playsuite.yaml"
     container:
@@ -35,12 +35,12 @@ rule validation_sample:
 
 rule validation_judge:
     input:
-        sample="results/validation/sample.tsv",
+        sample=paths.VALIDATION_SAMPLE,
         model=PLAN.judge_model,
     output:
-        manifest="results/validation/judgements/{judge}/manifest.tsv",
+        manifest=paths.VALIDATION_JUDGE_MANIFEST,
     log:
-        "results/logs/validation/judge/{judge}.log",
+        paths.log("validation", "judge", "{judge}"),
     conda:
         "../envs/playsuite.yaml"
     resources:
@@ -50,27 +50,27 @@ rule validation_judge:
         runtime=JUDGE_PLAN.resource("runtime", 60),
     params:
         judge="{judge}",
-        judgement_dir="results/validation/judgements/{judge}",
+        judgement_dir=paths.VALIDATION_JUDGEMENT_DIR,
         catalogs=JUDGE_PLAN.catalogs(),
         settings=JUDGE_PLAN.settings,
         server_argv=JUDGE_PLAN.settings["server_argv"] or [],
         vllm=ENGINE_VLLM,
-        games_dir="results/games",
+        games_dir=paths.GAMES_DIR,
     script:
         "../workflow/scripts/validation_judge.py"
 
 
 rule validation_ratings:
     input:
-        sample="results/validation/sample.tsv",
+        sample=paths.VALIDATION_SAMPLE,
         manifests=[
-            f"results/validation/judgements/{judge}/manifest.tsv"
+            paths.validation_judge_manifest(judge)
             for judge in (VALIDATION.judges if VALIDATION else ())
         ],
     output:
-        csv="results/validation/judge_ratings.csv",
+        csv=paths.VALIDATION_RATINGS,
     log:
-        "results/logs/validation/judge_ratings.log",
+        paths.log("validation", "judge_ratings"),
     conda:
         "../envs/playsuite.yaml"
     container:

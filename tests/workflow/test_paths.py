@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -65,3 +66,37 @@ def test_wildcards_match_what_the_plan_writes() -> None:
     assert full("shard", "s0000") and full("shard", "e0012") and not full("shard", "x0000")
     assert full("block", "s0003") and not full("block", "e0003")
     assert not full("game", "Bad_Id") and not full("condition", "k3-fast")
+
+
+def test_logs_validation_and_efficiency_paths() -> None:
+    assert paths.log("analysis", "{judge}", "main") == "results/logs/analysis/{judge}/main.log"
+    assert paths.log("tabulate_models") == "results/logs/tabulate_models.log"
+    assert paths.log_dir("analysis", "efficiency_concurrency", "w2") == (
+        "results/logs/analysis/efficiency_concurrency/w2"
+    )
+    assert paths.VALIDATION_SAMPLE == "results/validation/sample.tsv"
+    assert paths.VALIDATION_RATINGS == "results/validation/judge_ratings.csv"
+    assert paths.validation_judge_manifest("frame") == (
+        "results/validation/judgements/frame/manifest.tsv"
+    )
+    assert paths.efficiency_manifest(4) == "results/efficiency/concurrency/w4/manifest.tsv"
+    assert paths.efficiency_costs(4) == "results/efficiency/concurrency/w4/costs"
+    assert paths.EFFICIENCY_RUNS.format(workers=4) == "results/efficiency/concurrency/w4/runs"
+    assert paths.judgements("frame") == "results/judgements/frame"
+    assert paths.judge_costs_dir("results/judge_costs", "frame") == "results/judge_costs/frame"
+    assert paths.judge_costs("jc", "frame", "itch", "p", "k0-hz1-base", "s0001") == (
+        "jc/frame/itch/p/k0-hz1-base/s0001.tsv"
+    )
+    assert paths.catalog_file("{corpus}", "launch/{game}.json") == (
+        "results/catalog/{corpus}/launch/{game}.json"
+    )
+    assert paths.table("main", "csv", "{judge}") == "results/tables/{judge}/main.csv"
+
+
+@pytest.mark.parametrize("rules", ["common.smk", "catalog.smk", "validation.smk", "analysis.smk"])
+def test_rules_spell_no_results_path(rules: str) -> None:
+    """These rule files take every results/ path from playsuite.planning.paths."""
+    text = (Path(__file__).parents[2] / "rules" / rules).read_text()
+    code = [line.split("#", 1)[0] for line in text.splitlines()]
+    spelled = [line for line in code if re.search(r"[\"']results/", line)]
+    assert spelled == [], spelled

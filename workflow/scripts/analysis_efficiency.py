@@ -2,12 +2,8 @@
 
 import sys
 
-from playsuite.analysis.efficiency import read_benchmarks
-from playsuite.analysis.figures import efficiency_figure, save_figure
+from playsuite.planning.efficiency_jobs import efficiency_job
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: SIM115
 
-bench = read_benchmarks(snakemake.params.benchmarks)
-for name, table in bench.items():
-    print(f"{name}: {'missing' if table is None else f'{len(table)} rows'}", file=sys.stderr)
-save_figure(efficiency_figure(bench), snakemake.output.pdf, snakemake.output.png)
+efficiency_job(snakemake.params.benchmarks, snakemake.output.pdf, snakemake.output.png)

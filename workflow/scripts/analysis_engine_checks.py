@@ -2,12 +2,13 @@
 
 import sys
 
-from playsuite.analysis.engine_checks import engine_check_markdown, engine_check_table
-from playsuite.files import write_text_atomic
+from playsuite.planning.analysis_jobs import engine_checks_job
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: SIM115
 
-table = engine_check_table(snakemake.input.play, snakemake.params.judge, snakemake.input.judge)
-write_text_atomic(snakemake.output.csv, table.to_csv(index=False))
-write_text_atomic(snakemake.output.md, engine_check_markdown(table))
-print(f"{len(table)} engine-check runs -> {snakemake.output.csv}", file=sys.stderr)
+engine_checks_job(
+    snakemake.input.play,
+    snakemake.params.judge,
+    snakemake.input.judge,
+    dict(snakemake.output.items()),
+)

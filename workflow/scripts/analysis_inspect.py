@@ -2,14 +2,9 @@
 
 import sys
 
-from playsuite.analysis.inspector import build_site
-from playsuite.analysis.scores import read_scores
+from playsuite.planning.analysis_jobs import inspect_job
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: SIM115
 
-build_site(
-    read_scores(snakemake.input.scores),
-    snakemake.params.runs,
-    snakemake.params.judgements,
-    snakemake.output[0],
-)
+p = snakemake.params
+inspect_job(snakemake.input.scores, p.runs, p.judgements, snakemake.output[0])

@@ -3,14 +3,14 @@
 import sys
 
 from playsuite.planning.jobs import judge_job
-from playsuite.records.manifest import manifest_episodes as play_manifest_episodes
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: SIM115
 
 p, w = snakemake.params, snakemake.wildcards
 judge_job(
     p.judge,
-    list(p.episodes) or play_manifest_episodes(p.play_manifest),
+    list(p.episodes),
+    play_manifest=p.play_manifest,
     judgement_dir=p.judgement_dir,
     manifest=snakemake.output.get("manifest"),
     settings=p.settings,

@@ -1,9 +1,11 @@
-"""The analysis rules' jobs that gather several statistics: an ablation figure and the
-reproduction report (rules ablation_figure and reproduction_report).
+"""The analysis rules' jobs over a scores table: the paper's tables and figures, the
+engine-check table, the inspection pages and the reproduction report.
 
 Like playsuite.planning.jobs, each function is what a workflow script used to do, so the script
 only unpacks Snakemake's objects. They live in the workflow layer because they combine several
-analysis modules with the run's settings and file layout, which no single analysis module owns.
+analysis modules with the run's settings, captions and file layout, which no single analysis
+module owns. ``out`` is the rule's named outputs (``dict(snakemake.output.items())``); what a
+job prints goes to standard error, which the script points at the rule's log.
 """
 
 from __future__ import annotations
@@ -21,6 +23,198 @@ from playsuite.analysis.scores import read_scores
 from playsuite.analysis.settings import AnalysisSettings
 from playsuite.files import write_text_atomic
 from playsuite.registry import load_registry
+
+
+def models_table_job(models: str, out: Mapping[str, str]) -> None:
+    """The evaluated-models table (Tables 7/8) from the model registry ``models``."""
+    from playsuite.analysis.models_table import models_table
+    from playsuite.analysis.tables import write_table
+
+    write_table(
+        models_table(load_registry(models)),
+        out["csv"],
+        out["md"],
+        out["tex"],
+        caption="Evaluated presets: family, size, parser and prompt template.",
+    )
+
+
+def main_results_job(scores: str, settings: AnalysisSettings, out: Mapping[str, str]) -> None:
+    """Table 2: mean progress per preset with and without history, per corpus."""
+    from playsuite.analysis.main_results import display_columns, drop_empty_rows, main_results
+
+    s = settings
+    table = drop_empty_rows(
+        main_results(read_scores(scores), s.with_history, s.without_history, s.bootstrap)
+    )
+    show = display_columns(table)
+    write_stat_table(
+        table,
+        out["csv"],
+        out["md"],
+        out["tex"],
+        show=show,
+        bold=[c for c in show if c not in ("family", "preset")],
+        caption="Mean progress level (0-4) with and without history and Partial+ share (%), "
+        "per corpus; best in bold. Game-level 95% bootstrap intervals in the CSV.",
+    )
+
+
+def genres_job(scores: str, settings: AnalysisSettings, out: Mapping[str, str]) -> None:
+    """Tables 3/11 (progress per genre) and the agreement of each genre's model ranking with
+    the overall one (per genre, and its range over genres)."""
+    from playsuite.analysis.genres import agreement_range, genre_rank_agreement, genre_table
+
+    s = settings
+    df = read_scores(scores)
+    table = genre_table(df, s.with_history, s.without_history, s.genre_min_games, s.bootstrap)
+    show = [c for c in table.columns if not c.endswith((" low", " high"))]
+    write_stat_table(
+        table,
+        out["csv"],
+        out["md"],
+        out["tex"],
+        show=show,
+        bold=[c for c in show if c not in ("corpus", "genre", "N")],
+        bold_by="corpus",
+        caption=f"Progress per genre (genres with at least {s.genre_min_games} games on some "
+        "corpus, each with its N on every corpus: games with a valid run), without and with "
+        "history; best genre per corpus in bold.",
+    )
+    ranks = genre_rank_agreement(df, s.without_history, s.genre_min_games)
+    write_stat_table(ranks, out["ranks_csv"], out["ranks_md"], digits=3)
+    write_stat_table(
+        agreement_range(ranks),
+        out["range_csv"],
+        out["range_md"],
+        out["range_tex"],
+        caption="Spearman correlation between each genre's model ranking and the overall ranking "
+        "(min-max over genres).",
+        digits=3,
+    )
+
+
+def genre_heatmap_job(
+    scores: str, corpus: str, settings: AnalysisSettings, out: Mapping[str, str]
+) -> None:
+    """Figures 11-12: mean progress per model and genre of ``corpus`` without history, every
+    genre labelled with its n; an empty table and figure when the corpus has no scores."""
+    import pandas as pd
+
+    from playsuite.analysis.genres import genre_counts, genre_model_means
+
+    df = read_scores(scores)
+    cond = settings.without_history
+    present = corpus in set(df["corpus"])
+    means = genre_model_means(df, corpus, cond) if present else None
+    counts = genre_counts(df, corpus) if present else None
+    if means is None:
+        means = pd.DataFrame()
+    write_text_atomic(out["csv"], means.to_csv(index_label="preset"))
+    figures.save_figure(
+        figures.genre_heatmap(means, f"{corpus}: mean progress by genre ({cond})", counts),
+        out["pdf"],
+        out["png"],
+    )
+
+
+def stability_job(scores: str, settings: AnalysisSettings, out: Mapping[str, str]) -> None:
+    """Figure 5: how stable the leaderboard is on random game subsets of each size."""
+    from playsuite.analysis.stability import stability
+
+    st = settings.stability
+    table = stability(
+        read_scores(scores), settings.stability_condition, st.sizes, st.subsets, st.top, st.seed
+    )
+    write_stat_table(
+        table,
+        out["csv"],
+        out["md"],
+        out["tex"],
+        show=["corpus", "n", "spearman median", "top1 share", "topk share"],
+        caption=f"Leaderboard stability over {st.subsets} random subsets per size "
+        f"({settings.stability_condition}).",
+        digits=3,
+    )
+    figures.save_figure(figures.stability_figure(table), out["pdf"], out["png"])
+
+
+def cost_job(
+    scores: str,
+    models: str,
+    settings: AnalysisSettings,
+    *,
+    costs: str,
+    judge_costs: str,
+    engine_checks: Sequence[str],
+    out: Mapping[str, str],
+) -> None:
+    """Figure 16: GPU-hours per 1,000 scored games against mean progress, from the cost records
+    under ``costs``, in the configured campaign (analysis.cost; the engine checks' presets left
+    out); the judge's own cost, from ``judge_costs``, in a second table."""
+    from playsuite.analysis.cost import cost_table, judge_cost_table, read_cost_records
+
+    s = settings
+    records = read_cost_records(costs)
+    print(f"{len(records)} cost records under {costs}", file=sys.stderr)
+    df = read_scores(scores)
+    table = cost_table(
+        df,
+        records,
+        s.cost_condition,
+        load_registry(models),
+        exclude=engine_checks,
+        corpus=s.cost_corpus,
+    )
+    campaign = f"{s.cost_condition} on {s.cost_corpus or 'all corpora'}"
+    print(f"campaign: {campaign}", file=sys.stderr)
+    write_stat_table(
+        table,
+        out["csv"],
+        out["md"],
+        out["tex"],
+        show=["preset", "family", "params_b", "jobs", "gpu_hours_per_1k", "mean_progress"],
+        caption=f"GPU-hours per 1,000 scored games (all recorded jobs, failed and killed ones "
+        f"included) and mean progress, {campaign}; judging excluded.",
+    )
+    judge_records = read_cost_records(judge_costs)
+    print(f"{len(judge_records)} judge cost records", file=sys.stderr)
+    write_stat_table(
+        judge_cost_table(judge_records, df),
+        out["judge_csv"],
+        out["judge_md"],
+        show=[
+            "judge",
+            "jobs",
+            "failed_jobs",
+            "killed_jobs",
+            "gpu_hours",
+            "judged_videos",
+            "videos_per_gpu_hour",
+        ],
+    )
+    figures.save_figure(figures.cost_figure(table), out["pdf"], out["png"])
+
+
+def engine_checks_job(
+    play: Sequence[str], judge: str, judge_manifests: Sequence[str], out: Mapping[str, str]
+) -> None:
+    """The engine-check table: the tiny random-weight models' play shards (``play``) and their
+    judge manifests, listed apart from every paper table."""
+    from playsuite.analysis.engine_checks import engine_check_markdown, engine_check_table
+
+    table = engine_check_table(play, judge, judge_manifests)
+    write_text_atomic(out["csv"], table.to_csv(index=False))
+    write_text_atomic(out["md"], engine_check_markdown(table))
+    print(f"{len(table)} engine-check runs -> {out['csv']}", file=sys.stderr)
+
+
+def inspect_job(scores: str, runs: str, judgements: str, site: str) -> None:
+    """The inspection pages of every episode in the scores table, and their filterable index,
+    into the folder ``site``."""
+    from playsuite.analysis.inspector import build_site
+
+    build_site(read_scores(scores), runs, judgements, site)
 
 
 def ablation_job(

@@ -12,6 +12,7 @@ import os
 from typing import Any
 
 from playsuite.catalog.curate import candidates, is_url, triage_survivors
+from playsuite.planning import paths
 
 SOURCES = ("itch", "pyweek")
 
@@ -50,7 +51,7 @@ class CatalogInputs:
 
     def candidates(self, wildcards: Any) -> list[tuple[str, str]]:
         screen = self.checkpoints.catalog_screen.get(corpus=wildcards.corpus).output[0]
-        records = f"results/catalog/{wildcards.corpus}/records.jsonl"
+        records = paths.catalog_file(wildcards.corpus, "records.jsonl")
         return candidates(records, screen, self.mirror(wildcards))
 
     def candidate_ids(self, wildcards: Any) -> list[str]:

@@ -39,6 +39,7 @@ def judge_job(
     judge: str,
     episodes: Sequence[str],
     *,
+    play_manifest: str = "",
     judgement_dir: str,
     manifest: str | None,
     settings: Mapping[str, Any],
@@ -52,7 +53,8 @@ def judge_job(
 ) -> dict[str, int]:
     """One judge job (rules judge_shard and judge_episode): ``judge`` judges ``episodes`` into
     ``judgement_dir/{game}.json`` with one model server for Video-LLM judges, and writes the
-    shard ``manifest`` when given. The state judge keeps only episodes of games with probes.
+    shard ``manifest`` when given. A shard whose ``episodes`` are not listed judges those of
+    its ``play_manifest``. The state judge keeps only episodes of games with probes.
 
     A shard job's attempt has a cost record (``costs``) from its start: a killed attempt keeps
     "running" and is counted as killed (playsuite.harness.costs); judging is reported apart from
@@ -60,8 +62,10 @@ def judge_job(
     """
     from playsuite.harness.costs import JUDGE_COLUMNS, CostRecord
     from playsuite.judge.run import judge_shard, run_shard_manifest, shard_options
+    from playsuite.records.manifest import manifest_episodes
 
     logging.basicConfig(stream=sys.stderr, level=logging.INFO)
+    episodes = list(episodes) or manifest_episodes(play_manifest)
     if judge == "state":
         kept = probe_episodes(episodes, catalogs)
         if manifest is None and len(kept) < len(episodes):
@@ -120,3 +124,46 @@ def validate_launch_job(catalog: str, game_id: str, acquired: str, output: str, 
     print(json.dumps(result))
     write_json_atomic(output, result)
     return result
+
+
+def acquire_job(catalog: str, game_id: str, games_dir: str | Path, log: str) -> None:
+    """Rule acquire_game: fetch one game of the corpus table ``catalog`` from its registry into
+    ``games_dir/{game}/``; the fetch's own messages go to ``log``."""
+    from playsuite.runtimes.acquire import acquire
+
+    with open(log, "w") as out:
+        acquire(find_game(load_corpus(catalog), game_id), games_dir, log=out)
+
+
+def tiny_model_job(arch: str, output: str, vllm: str) -> dict:
+    """Rule build_tiny_model: one tiny random-weight model of architecture ``arch`` into the
+    folder ``output``, built with the engine's own Python (``vllm``'s); its summary is logged."""
+    from playsuite.inference.engine import build_tiny_model
+
+    summary = build_tiny_model(arch, output, vllm=vllm)
+    print(f"{output}: {arch}: {json.dumps(summary)}", file=sys.stderr)
+    return summary
+
+
+def judge_scores_job(
+    judge: str,
+    manifests: Sequence[str],
+    families: Mapping[str, str],
+    genres: Mapping[str, str],
+    output: str,
+) -> None:
+    """Rule judge_scores: a judge's shard ``manifests`` collected into its scores table.
+    ``families`` maps preset to family; ``genres`` maps ``"corpus/game"`` to the game's genre."""
+    from playsuite.judge.run import read_shard_manifest
+    from playsuite.judge.scores import collect_scores
+    from playsuite.records.scores import write_scores
+
+    pairs = [
+        (row["judgement"], row["episode_dir"])
+        for manifest in manifests
+        for row in read_shard_manifest(manifest)
+    ]
+    by_game = {tuple(key.split("/", 1)): genre for key, genre in genres.items()}
+    df = collect_scores(judge, pairs, dict(families), by_game)
+    write_scores(df, output)
+    print(f"{len(df)} rows from {len(manifests)} shards -> {Path(output)}", file=sys.stderr)

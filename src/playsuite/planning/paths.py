@@ -21,13 +21,16 @@ RESULTS = "results"
 
 # -- Snakemake patterns (rule outputs) ----------------------------------------------------------
 
-RUN_DIR = RESULTS + "/runs/{corpus}/{preset}/{condition}"
+LOGS = RESULTS + "/logs"
+RUNS = RESULTS + "/runs"
+RUN_DIR = RUNS + "/{corpus}/{preset}/{condition}"
 EPISODE_DIR = RUN_DIR + "/{game}"
 EPISODE_META = EPISODE_DIR + "/meta.json"
 PLAY_MANIFEST = RUN_DIR + "/shards/{shard}.tsv"
 PLAY_LOG_DIR = RESULTS + "/logs/play/{corpus}/{preset}/{condition}"
 PLAY_COSTS = RESULTS + "/costs/{corpus}/{preset}/{condition}/{shard}.tsv"
-JUDGEMENT_DIR = RESULTS + "/judgements/{judge}/{corpus}/{preset}/{condition}"
+JUDGEMENTS = RESULTS + "/judgements"
+JUDGEMENT_DIR = JUDGEMENTS + "/{judge}/{corpus}/{preset}/{condition}"
 JUDGEMENT = JUDGEMENT_DIR + "/{game}.json"
 JUDGE_MANIFEST = JUDGEMENT_DIR + "/shards/{shard}.tsv"
 SCORES = RESULTS + "/scores/{judge}.tsv"
@@ -35,13 +38,27 @@ GAMES_DIR = RESULTS + "/games"
 ACQUIRED = GAMES_DIR + "/{game}/acquired.json"
 LAUNCH = GAMES_DIR + "/{game}/launch.json"
 ACQUIRED_BLOCK = GAMES_DIR + "/blocks/{corpus}/{block}.txt"
-CATALOG_DIR = RESULTS + "/catalog/{corpus}"
+CATALOG = RESULTS + "/catalog"
+CATALOG_DIR = CATALOG + "/{corpus}"
 CATALOG_FILE = CATALOG_DIR + "/{name}"
 CATALOG_TABLE = CATALOG_DIR + "/games.tsv"
 TABLES = RESULTS + "/tables"
 FIGURES = RESULTS + "/figures"
 REPORT = RESULTS + "/report"
 INSPECT = RESULTS + "/inspect"
+#: The worker sweep of Figure 10b: one play shard per worker count, outside the campaign.
+EFFICIENCY_RUN = RESULTS + "/efficiency/concurrency/w{workers}"
+EFFICIENCY_MANIFEST = EFFICIENCY_RUN + "/manifest.tsv"
+EFFICIENCY_RUNS = EFFICIENCY_RUN + "/runs"
+EFFICIENCY_COSTS = EFFICIENCY_RUN + "/costs"
+#: The judge-validation set (Table 10) and its judges' answers.
+VALIDATION = RESULTS + "/validation"
+VALIDATION_SAMPLE = VALIDATION + "/sample.tsv"
+VALIDATION_RATERS = VALIDATION + "/raters.csv"
+VALIDATION_VIDEOS = VALIDATION + "/videos"
+VALIDATION_JUDGEMENT_DIR = VALIDATION + "/judgements/{judge}"
+VALIDATION_JUDGE_MANIFEST = VALIDATION_JUDGEMENT_DIR + "/manifest.tsv"
+VALIDATION_RATINGS = VALIDATION + "/judge_ratings.csv"
 
 #: The wildcards of the whole workflow, declared once (rules/common.smk). A play shard is
 #: ``sNNNN``; a judge shard cut from episode targets is ``eNNNN`` (planning.judge).
@@ -63,6 +80,16 @@ def _strip(path: str | os.PathLike[str]) -> PurePosixPath:
     while text.startswith("./"):
         text = text[2:]
     return PurePosixPath(text.rstrip("/"))
+
+
+def log_dir(*parts: str) -> str:
+    """A folder of logs ``results/logs/{parts joined by /}``; a part may be a ``{wildcard}``."""
+    return "/".join((LOGS, *parts))
+
+
+def log(*parts: str) -> str:
+    """A rule's log ``results/logs/{parts joined by /}.log``; a part may be a ``{wildcard}``."""
+    return log_dir(*parts) + ".log"
 
 
 # -- episodes ----------------------------------------------------------------------------------
@@ -188,13 +215,39 @@ def judge_manifest(judge: str, corpus: str, preset: str, condition: str, shard: 
     )
 
 
+def judge_costs_dir(folder: str, judge: str) -> str:
+    """The folder of ``judge``'s cost records under ``folder`` (``analysis.judge_costs``)."""
+    return f"{folder}/{judge}"
+
+
 def judge_costs(folder: str, judge: str, corpus: str, preset: str, condition: str, shard: str):
     """A judge job's cost record under ``folder`` (``analysis.judge_costs``)."""
-    return f"{folder}/{judge}/{corpus}/{preset}/{condition}/{shard}.tsv"
+    return f"{judge_costs_dir(folder, judge)}/{corpus}/{preset}/{condition}/{shard}.tsv"
+
+
+def judgements(judge: str) -> str:
+    """Every judgement of ``judge``: ``results/judgements/{judge}``."""
+    return f"{JUDGEMENTS}/{judge}"
 
 
 def scores(judge: str) -> str:
     return SCORES.format(judge=judge)
+
+
+# -- efficiency (Figure 10) and judge validation (Table 10) --------------------------------------
+
+
+def efficiency_costs(workers: int | str) -> str:
+    """The cost records' folder of the worker sweep's run with ``workers`` workers."""
+    return EFFICIENCY_COSTS.format(workers=workers)
+
+
+def efficiency_manifest(workers: int | str) -> str:
+    return EFFICIENCY_MANIFEST.format(workers=workers)
+
+
+def validation_judge_manifest(judge: str) -> str:
+    return VALIDATION_JUDGE_MANIFEST.format(judge=judge)
 
 
 # -- catalog, tables, figures --------------------------------------------------------------------
