@@ -24,5 +24,12 @@ if [ "${PLAYSUITE_SLURM_STOP_ALL:-1}" = 1 ]; then
   stop_pidfile /run/mysqld/mysqld.pid
   stop_pidfile /run/munge/munged.pid
 fi
+# A stopped cluster should answer "no controller" at once: with the default MessageTimeout every
+# Slurm client call (scontrol, and so every `snakemake` start, whose Slurm plugin runs scontrol
+# when it is imported) waits 9 s for a controller that is not there. start.sh rewrites the file.
+conf=/etc/slurm/slurm.conf
+if head -n 1 "$conf" 2>/dev/null | grep -q "scripts/slurm/start.sh" && ! grep -q "^MessageTimeout=" "$conf"; then
+  printf '# stopped by scripts/slurm/stop.sh: clients fail fast\nMessageTimeout=1\n' >>"$conf"
+fi
 echo "slurm: stopped"
 exit 0

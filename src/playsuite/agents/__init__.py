@@ -9,19 +9,33 @@
   client's errors, which this package's import leaves out).
 """
 
-from playsuite.agents.baselines import BASELINES, ExplorerPolicy, RandomPolicy, make_baseline
-from playsuite.agents.gameinfo import GameText, documented_controls, game_text, strip_html
-from playsuite.agents.history import History, HistoryEntry, entry_from_response, render_history
-from playsuite.agents.policy import Policy, PolicyReply, StepRequest
-from playsuite.agents.prompts import (
-    PLACEHOLDERS,
-    EpisodePrompt,
-    PromptError,
-    available_templates,
-    load_template,
-    render_prompt,
-    template_for,
-)
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+# Exports load on first use: the workflow's planner needs only the prompt templates, and every
+# Snakemake start (one per Slurm job) would otherwise pay for the baselines' image code (scipy).
+_EXPORTS: dict[str, str] = {
+    **dict.fromkeys(("BASELINES", "ExplorerPolicy", "RandomPolicy", "make_baseline"), "baselines"),
+    **dict.fromkeys(("GameText", "documented_controls", "game_text", "strip_html"), "gameinfo"),
+    **dict.fromkeys(
+        ("History", "HistoryEntry", "entry_from_response", "render_history"), "history"
+    ),
+    **dict.fromkeys(("Policy", "PolicyReply", "StepRequest"), "policy"),
+    **dict.fromkeys(
+        (
+            "PLACEHOLDERS",
+            "EpisodePrompt",
+            "PromptError",
+            "available_templates",
+            "load_template",
+            "render_prompt",
+            "template_for",
+        ),
+        "prompts",
+    ),
+}
 
 __all__ = [
     "BASELINES",
@@ -47,3 +61,16 @@ __all__ = [
     "strip_html",
     "template_for",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__
