@@ -11,8 +11,7 @@
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from playsuite.exports import lazy_exports
 
 # Exports load on first use: the workflow's planner needs only the prompt templates, and every
 # Snakemake start (one per Slurm job) would otherwise pay for the baselines' image code (scipy).
@@ -62,15 +61,4 @@ __all__ = [
     "template_for",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -8,8 +8,7 @@
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from playsuite.exports import lazy_exports
 
 # Exports are loaded on first use, so a process that needs one small module (the stand-in test
 # server in playsuite.testing, say) stays on the standard library and starts fast.
@@ -57,15 +56,4 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -19,6 +19,7 @@ from playsuite.runtimes.fetchers.common import (
     extract_archive,
     file_sha256,
     find_readme,
+    row_metadata,
 )
 
 TRIAGE_PLATFORM = {"browser": "web", "native": "native", "pygame": "python"}
@@ -101,13 +102,6 @@ def acquire_archive(
             {"name": game.package, "version": game.version, "sha256": file_sha256(archive)}
         ],
         "python": DEBIAN_PYTHON,
-        "metadata": {
-            "title": game.title,
-            "author": game.author,
-            "summary": game.description,
-            "description": game.description,
-            "tags": list(game.tags),
-            "readme": game.readme or find_readme(files, [files]),
-        },
+        "metadata": row_metadata(game, game.readme or find_readme(files, [files])),
         "triage": triage,
     }

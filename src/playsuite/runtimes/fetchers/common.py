@@ -12,7 +12,7 @@ import os
 import re
 import subprocess
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from playsuite.archives.extract import ArchiveError, UnsafeArchiveError, safe_extract
 
@@ -91,3 +91,16 @@ def extract_archive(archive: Path, dest: Path) -> None:
         safe_extract(archive, dest)
     except (ArchiveError, UnsafeArchiveError) as exc:
         raise AcquisitionError(f"cannot unpack {archive.name}: {exc}") from None
+
+
+def row_metadata(game: Any, readme: str | None) -> dict[str, Any]:
+    """The ``metadata`` block of acquired.json for a game whose only metadata is its corpus row
+    (local folders and archives; registry fetchers read theirs from the package)."""
+    return {
+        "title": game.title,
+        "author": game.author,
+        "summary": game.description,
+        "description": game.description,
+        "tags": list(game.tags),
+        "readme": readme,
+    }

@@ -20,6 +20,7 @@ from playsuite.runtimes.fetchers.common import (
     extract_archive,
     file_sha256,
     find_readme,
+    row_metadata,
     run_logged,
 )
 
@@ -163,12 +164,5 @@ def acquire_local(
         "version": game.version,
         "packages": [{"name": game.package, "version": game.version}],
         "python": DEBIAN_PYTHON,
-        "metadata": {
-            "title": game.title,
-            "author": game.author,
-            "summary": game.description,
-            "description": game.description,
-            "tags": list(game.tags),
-            "readme": find_readme(files, [files]),
-        },
+        "metadata": row_metadata(game, find_readme(files, [files])),
     }
