@@ -19,7 +19,7 @@ rule judge_shard:
     output:
         manifest=paths.JUDGE_MANIFEST,
     log:
-        "results/logs/judge/{judge}/{corpus}/{preset}/{condition}/{shard}.log",
+        paths.log("judge", "{judge}", "{corpus}", "{preset}", "{condition}", "{shard}"),
     conda:
         "../envs/playsuite.yaml"
     resources:
@@ -59,7 +59,7 @@ rule judge_episode:
     output:
         judgement=paths.JUDGEMENT,
     log:
-        "results/logs/judge/{judge}/{corpus}/{preset}/{condition}/episodes/{game}.log",
+        paths.log("judge", "{judge}", "{corpus}", "{preset}", "{condition}", "episodes", "{game}"),
     conda:
         "../envs/playsuite.yaml"
     resources:
@@ -93,7 +93,7 @@ rule judge_scores:
     output:
         scores=paths.SCORES,
     log:
-        "results/logs/judge/{judge}/scores.log",
+        paths.log("judge", "{judge}", "scores"),
     wildcard_constraints:
         judge=JUDGE_SCORES_WILDCARD,
     conda:

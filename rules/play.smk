@@ -16,9 +16,9 @@ rule acquire_game:
     output:
         paths.ACQUIRED,
     log:
-        "results/logs/acquire/{game}.log",
+        paths.log("acquire", "{game}"),
     benchmark:
-        "results/benchmarks/acquire/{game}.tsv"
+        paths.benchmark("acquire", "{game}")
     conda:
         "../envs/playsuite.yaml"
     params:
@@ -37,9 +37,9 @@ rule validate_launch:
     output:
         paths.LAUNCH,
     log:
-        "results/logs/validate/{game}.log",
+        paths.log("validate", "{game}"),
     benchmark:
-        "results/benchmarks/validate/{game}.tsv"
+        paths.benchmark("validate", "{game}")
     conda:
         "../envs/playsuite.yaml"
     script:
@@ -56,7 +56,7 @@ rule acquired_block:
     output:
         paths.ACQUIRED_BLOCK,
     log:
-        "results/logs/acquire/blocks/{corpus}/{block}.log",
+        paths.log("acquire", "blocks", "{corpus}", "{block}"),
     localrule: True
     conda:
         "../envs/playsuite.yaml"
@@ -70,11 +70,11 @@ rule acquired_block:
 # tiny presets depend on it.
 rule build_tiny_model:
     output:
-        directory("results/engine/models/{arch}"),
+        directory(paths.TINY_MODEL),
     log:
-        "results/logs/engine/build_tiny_model/{arch}.log",
+        paths.log("engine", "build_tiny_model", "{arch}"),
     benchmark:
-        "results/benchmarks/engine/build_tiny_model/{arch}.tsv"
+        paths.benchmark("engine", "build_tiny_model", "{arch}")
     wildcard_constraints:
         arch="|".join(TINY_ARCHITECTURES),
     conda:
@@ -93,9 +93,9 @@ rule play_shard:
     output:
         manifest=paths.PLAY_MANIFEST,
     log:
-        "results/logs/play/{corpus}/{preset}/{condition}/{shard}.log",
+        paths.log("play", "{corpus}", "{preset}", "{condition}", "{shard}"),
     benchmark:
-        "results/benchmarks/play/{corpus}/{preset}/{condition}/{shard}.tsv"
+        paths.benchmark("play", "{corpus}", "{preset}", "{condition}", "{shard}")
     conda:
         "../envs/playsuite.yaml"
     threads: PLAY["workers"]
@@ -121,6 +121,7 @@ rule play_shard:
         faults=fault_options(config),
         playsuite=PLAYSUITE,
         run_dir=paths.RUN_DIR,
+        games_dir=paths.GAMES_DIR,
         log_dir=paths.PLAY_LOG_DIR,
         costs=paths.PLAY_COSTS,
     shell:
@@ -129,7 +130,7 @@ rule play_shard:
         " --shard {wildcards.shard} --games {params.games} --workers {params.workers}"
         " {params.steps} --wall-timeout {params.wall_timeout} --seed {params.seed}"
         " --models {params.models}{params.server_argv}{params.sandbox}{params.faults}"
-        " --vllm {params.vllm} --runs-dir {params.run_dir} --games-dir results/games"
+        " --vllm {params.vllm} --runs-dir {params.run_dir} --games-dir {params.games_dir}"
         " --manifest {output.manifest} --log-dir {params.log_dir} --costs {params.costs}"
         " > {log} 2>&1"
 
@@ -146,7 +147,7 @@ rule play_episode:
     output:
         meta=paths.EPISODE_META,
     log:
-        "results/logs/play/{corpus}/{preset}/{condition}/episodes/{game}.log",
+        paths.log("play", "{corpus}", "{preset}", "{condition}", "episodes", "{game}"),
     conda:
         "../envs/playsuite.yaml"
     threads: 1
@@ -167,6 +168,7 @@ rule play_episode:
         faults=fault_options(config),
         playsuite=PLAYSUITE,
         run_dir=paths.RUN_DIR,
+        games_dir=lambda wc, input: Path(input.acquired).parent.parent,
         log_dir=paths.PLAY_LOG_DIR,
     shell:
         "{params.playsuite} play-shard --corpus {wildcards.corpus} --catalog {input.catalog}"
@@ -174,5 +176,5 @@ rule play_episode:
         " --shard {params.shard} --games {wildcards.game} --workers 1"
         " {params.steps} --wall-timeout {params.wall_timeout} --seed {params.seed}"
         " --models {params.models}{params.server_argv}{params.sandbox}{params.faults}"
-        " --vllm {params.vllm} --runs-dir {params.run_dir} --games-dir results/games"
+        " --vllm {params.vllm} --runs-dir {params.run_dir} --games-dir {params.games_dir}"
         " --log-dir {params.log_dir} > {log} 2>&1"

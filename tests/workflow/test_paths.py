@@ -93,9 +93,19 @@ def test_logs_validation_and_efficiency_paths() -> None:
     assert paths.table("main", "csv", "{judge}") == "results/tables/{judge}/main.csv"
 
 
-@pytest.mark.parametrize("rules", ["common.smk", "catalog.smk", "validation.smk", "analysis.smk"])
+RULE_FILES = [
+    "common.smk",
+    "catalog.smk",
+    "play.smk",
+    "judge.smk",
+    "validation.smk",
+    "analysis.smk",
+]
+
+
+@pytest.mark.parametrize("rules", RULE_FILES)
 def test_rules_spell_no_results_path(rules: str) -> None:
-    """These rule files take every results/ path from playsuite.planning.paths."""
+    """Every rule file takes every results/ path from playsuite.planning.paths."""
     text = (Path(__file__).parents[2] / "rules" / rules).read_text()
     code = [line.split("#", 1)[0] for line in text.splitlines()]
     spelled = [line for line in code if re.search(r"[\"']results/", line)]

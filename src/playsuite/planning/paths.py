@@ -22,6 +22,7 @@ RESULTS = "results"
 # -- Snakemake patterns (rule outputs) ----------------------------------------------------------
 
 LOGS = RESULTS + "/logs"
+BENCHMARKS = RESULTS + "/benchmarks"
 RUNS = RESULTS + "/runs"
 RUN_DIR = RUNS + "/{corpus}/{preset}/{condition}"
 EPISODE_DIR = RUN_DIR + "/{game}"
@@ -35,6 +36,8 @@ JUDGEMENT = JUDGEMENT_DIR + "/{game}.json"
 JUDGE_MANIFEST = JUDGEMENT_DIR + "/shards/{shard}.tsv"
 SCORES = RESULTS + "/scores/{judge}.tsv"
 GAMES_DIR = RESULTS + "/games"
+#: A tiny random-weight model the engine checks build (models.yaml names it as its hf_id).
+TINY_MODEL = RESULTS + "/engine/models/{arch}"
 ACQUIRED = GAMES_DIR + "/{game}/acquired.json"
 LAUNCH = GAMES_DIR + "/{game}/launch.json"
 ACQUIRED_BLOCK = GAMES_DIR + "/blocks/{corpus}/{block}.txt"
@@ -85,6 +88,11 @@ def _strip(path: str | os.PathLike[str]) -> PurePosixPath:
 def log_dir(*parts: str) -> str:
     """A folder of logs ``results/logs/{parts joined by /}``; a part may be a ``{wildcard}``."""
     return "/".join((LOGS, *parts))
+
+
+def benchmark(*parts: str) -> str:
+    """A rule's benchmark ``results/benchmarks/{parts joined by /}.tsv``."""
+    return "/".join((BENCHMARKS, *parts)) + ".tsv"
 
 
 def log(*parts: str) -> str:
