@@ -274,3 +274,14 @@ def test_the_game_env_alone_reports_a_crash_as_the_end_of_the_episode(tmp_path: 
     finally:
         env.close()
     assert record.closed == 2 and not env.workdir.exists()
+
+
+def test_a_bug_after_a_played_slice_keeps_that_step_and_its_frames(tmp_path: Path) -> None:
+    """The slice was played before our code failed on observing it: the step's trace line and
+    its four frames are evidence of what happened, so the harness error keeps them."""
+    spec = spec_for(tmp_path, max_steps=5)
+    make, _ = fake_runtimes(FakeGame(observe_bug_at=1))
+    meta = run_episode(spec, FakePolicy(), make)
+    assert meta["status"] == "harness_error" and "RuntimeError" in meta["error"], meta
+    assert (meta["steps"], meta["frames"]) == (2, 2 * 4), meta
+    assert [line["step"] for line in trace_of(spec)] == [0, 1]

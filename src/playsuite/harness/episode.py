@@ -390,7 +390,12 @@ def _play(
         outcome.model_s += decided.latency_s
         record = trace_record(decided, recorder.frames, info.get("probes"))
         before = frame
-        frame, _, ended, _, info = env.step(decided.actions)
+        try:
+            frame, _, ended, _, info = env.step(decided.actions)
+        except Exception as exc:
+            if hasattr(exc, "slice_frames"):  # the slice was played: its step is evidence
+                recorder.add_step(record)
+            raise
         recorder.add_step(record)
         outcome.invalid_steps += decided.invalid  # counted once the step is recorded
         if ended:  # the game quit, crashed or hung: its status, with everything so far kept

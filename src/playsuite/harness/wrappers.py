@@ -94,7 +94,12 @@ class Recording(gym.Wrapper):
         self.recorder = recorder
 
     def step(self, action: Any) -> Step:
-        result = self.env.step(action)
+        try:
+            result = self.env.step(action)
+        except Exception as exc:  # a bug after a played slice: keep what the game showed
+            with contextlib.suppress(ValueError):
+                self.recorder.add_frames(getattr(exc, "slice_frames", []))
+            raise
         info = result[4]
         frames = info.get("frames", [])
         if info.get("failed_in") == "act":

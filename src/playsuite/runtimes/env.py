@@ -140,7 +140,9 @@ class GameEnv(gym.Env):
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """One slice of ``step_seconds`` game time. A game failure ends the episode: ``info``
         then says ``status``, ``error`` and ``failed_in`` (``"act"``: ``frames`` are the part of
-        the slice the game produced before it failed; ``"observe"``: the whole slice)."""
+        the slice the game produced before it failed; ``"observe"``: the whole slice). Any other
+        error is raised; when the slice itself was played, it carries its frames as
+        ``slice_frames``."""
         if self.runtime is None:
             raise RuntimeError("call reset() first")
         failed_in = "act"
@@ -163,6 +165,12 @@ class GameEnv(gym.Env):
             self._stop()
             assert self._frame is not None
             return self._frame, 0.0, True, False, info
+        except Exception as exc:
+            # Not the game's failure but ours (a bug): raised as it is, with the frames of a
+            # slice the game did play attached, so the caller can still keep that evidence.
+            if failed_in == "observe":
+                exc.slice_frames = frames  # type: ignore[attr-defined]
+            raise
         self._frame = obs.frame
         info = {"t_game": obs.t_game, "probes": obs.probes, "frames": frames, "status": "ok"}
         return obs.frame, 0.0, False, False, info

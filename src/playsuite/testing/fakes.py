@@ -42,7 +42,9 @@ class FakeGame:
     ``crash_at``: that step's ``act`` raises ``crashed`` after half its frames; ``hang_at``: it
     waits out the slice limit the runtime is given (``slice_timeout_s``), then raises
     ``timeout``; ``exit_at``: the game quits (status ``ok``) after half its frames;
-    ``launch_fails``: ``start`` raises ``launch_failed``; ``still``: the screen never changes.
+    ``launch_fails``: ``start`` raises ``launch_failed``; ``still``: the screen never changes;
+    ``observe_bug_at``: the ``observe`` after that step's (complete) ``act`` raises a plain
+    ``RuntimeError``, standing for a bug of ours rather than a failure of the game.
     """
 
     screen: tuple[int, int] = (64, 48)
@@ -51,6 +53,7 @@ class FakeGame:
     exit_at: int | None = None
     launch_fails: bool = False
     still: bool = False
+    observe_bug_at: int | None = None
 
 
 @dataclass
@@ -101,6 +104,8 @@ class FakeRuntime(Runtime):
         return self.observe()
 
     def observe(self) -> Observation:
+        if self.script.observe_bug_at is not None and self.steps == self.script.observe_bug_at + 1:
+            raise RuntimeError(f"a bug while observing after step {self.script.observe_bug_at}")
         return Observation(self.frame_at(self.t), self.t, self.probes())
 
     def act(self, actions: list[Action], seconds: float) -> list[np.ndarray]:
