@@ -19,6 +19,12 @@ from playsuite.analysis.history import ALL_MODELS
 from playsuite.analysis.scores import valid
 from playsuite.config import Condition
 from playsuite.corpus import SOURCE_LABELS
+from playsuite.records.funnel import (
+    STAGE,
+    TOTAL_REMAINING,
+    excluded_columns,
+    remaining_column,
+)
 
 SEP = "/"  # between the parts of a cell key
 
@@ -289,7 +295,7 @@ TABLE5_STAGES = (
 
 
 def funnel_cells(funnels: Mapping[str, pd.DataFrame]) -> dict[str, Measured]:
-    """The catalog funnel (``results/catalog/{corpus}/funnel.csv``, playsuite.catalog.funnel) of
+    """The catalog funnel (``results/catalog/{corpus}/funnel.csv``, playsuite.records.funnel) of
     each corpus: ``curation/{corpus}/pool`` (games ingested), ``after_{stage}`` (games left
     after each stage) and Table 5's per-reason exclusions summed over the corpora."""
     out: dict[str, Measured] = {}
@@ -299,10 +305,11 @@ def funnel_cells(funnels: Mapping[str, pd.DataFrame]) -> dict[str, Measured]:
         if funnel.empty:
             continue
         label = SOURCE_LABELS.get(corpus, corpus)
-        left = f"{label} remaining" if f"{label} remaining" in funnel else "total remaining"
-        gone = [c for c in funnel.columns if c.endswith(" excluded")]
+        left = remaining_column(label)
+        left = left if left in funnel else TOTAL_REMAINING
+        gone = excluded_columns(funnel)
         for _, row in funnel.iterrows():
-            stage = str(row["stage"])
+            stage = str(row[STAGE])
             key = "pool" if stage == "ingested" else f"after_{stage}"
             out[SEP.join(("curation", corpus, key))] = Measured(_num(row[left]), note=note)
             if stage in TABLE5_STAGES:

@@ -15,6 +15,13 @@ from playsuite.catalog.filters import STAGES, Decision
 from playsuite.catalog.ingest import RawGame
 from playsuite.corpus import SOURCE_LABELS
 from playsuite.files import atomic_path
+from playsuite.records.funnel import (
+    KEPT,
+    STAGE,
+    TOTAL_REMAINING,
+    excluded_column,
+    remaining_column,
+)
 
 UNCLASSIFIED = "Unclassified"
 
@@ -40,27 +47,27 @@ def funnel_table(
         raise ValueError(f"no decision for {len(missing)} games, e.g. {missing[0]}")
     remaining = {s: sum(1 for g in games if g.source == s) for s in sources}
     rows = [
-        {"stage": "ingested", "kept": "all games in the dumps"}
-        | {f"{_label(s)} excluded": 0 for s in sources}
-        | {f"{_label(s)} remaining": remaining[s] for s in sources}
-        | {"total remaining": sum(remaining.values())}
+        {STAGE: "ingested", KEPT: "all games in the dumps"}
+        | {excluded_column(_label(s)): 0 for s in sources}
+        | {remaining_column(_label(s)): remaining[s] for s in sources}
+        | {TOTAL_REMAINING: sum(remaining.values())}
     ]
     for item in STAGES:
         row: dict[str, object] = {
-            "stage": item.name,
-            "kept": descriptions.get(item.name, item.description)
+            STAGE: item.name,
+            KEPT: descriptions.get(item.name, item.description)
             + (" (not run)" if item.name in skipped else ""),
         }
         for s in sources:
             out = sum(1 for g in games if g.source == s and decisions[g.id].stage == item.name)
             remaining[s] -= out
-            row[f"{_label(s)} excluded"] = out
+            row[excluded_column(_label(s))] = out
         for s in sources:
-            row[f"{_label(s)} remaining"] = remaining[s]
-        row["total remaining"] = sum(remaining.values())
+            row[remaining_column(_label(s))] = remaining[s]
+        row[TOTAL_REMAINING] = sum(remaining.values())
         rows.append(row)
     kept = sum(1 for g in games if decisions[g.id].kept)
-    if kept != rows[-1]["total remaining"]:
+    if kept != rows[-1][TOTAL_REMAINING]:
         raise AssertionError("funnel does not add up")  # decisions with an unknown stage
     return pd.DataFrame(rows)
 

@@ -22,6 +22,7 @@ from playsuite.analysis.outputs import read_table, write_stat_table
 from playsuite.analysis.scores import read_scores
 from playsuite.analysis.settings import AnalysisSettings
 from playsuite.files import write_text_atomic
+from playsuite.records.funnel import read_funnel
 from playsuite.registry import load_registry
 
 
@@ -300,7 +301,7 @@ def reproduction_job(
         }
     )
     # The catalog funnels and harm tables (Table 4) that exist (ready corpus tables: none).
-    funnels = {Path(f).parent.name: read_table(f) for f in inp["funnels"]}
+    funnels = {Path(f).parent.name: read_funnel(f) for f in inp["funnels"]}
     parts.append(ref.funnel_cells(funnels))
     harm = {Path(f).parent.name: read_table(f) for f in inp["harm"]}
     parts.append(ref.harm_cells(harm))
