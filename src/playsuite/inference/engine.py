@@ -20,10 +20,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from playsuite.config import schema_default
 from playsuite.files import atomic_dir
 
-#: The engine command the workflow and the CLI use unless told otherwise (scripts/setup.sh).
-DEFAULT_VLLM = ".venv-engine/bin/vllm"
+#: The engine command the workflow and the CLI use unless told otherwise: the config schema's
+#: ``engine.vllm`` (scripts/setup.sh installs it there).
+DEFAULT_VLLM: str = schema_default("config", "engine", "vllm")
 #: Architectures the tiny-model builder makes (see :mod:`.tiny_models`).
 TINY_ARCHITECTURES = ("qwen2_vl", "qwen2_5_vl", "qwen3_vl")
 #: Environment for a vLLM process that must stay on this machine and off any hub.
