@@ -13,7 +13,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 from playsuite.analysis import figures
 from playsuite.analysis import reference as ref
@@ -246,6 +249,20 @@ def ablation_job(
     figures.save_figure(fig, out["pdf"], out["png"])
 
 
+def _cost_cells(
+    scores: pd.DataFrame, records: pd.DataFrame, registry: Any, without: str
+) -> list[dict[str, ref.Measured]]:
+    """Cost as the paper measures it: each corpus's no-history campaign alone."""
+    from playsuite.analysis.cost import cost_table
+
+    parts = []
+    for corpus in sorted(scores["corpus"].unique()):
+        mine = scores[(scores["corpus"] == corpus) & (scores["condition"] == without)]
+        theirs = records[(records["corpus"] == corpus) & (records["condition"] == without)]
+        parts.append(ref.cost_cells(corpus, cost_table(mine, theirs, without, registry)))
+    return parts
+
+
 def reproduction_job(
     judge: str,
     inp: Mapping[str, Any],
@@ -260,7 +277,7 @@ def reproduction_job(
     """The reproduction report: every published number beside the measured one, with its
     interval, and why a number was not measured. ``inp`` holds the rule's inputs by name (list
     inputs may be empty: no ratings, no engine checks, no catalog funnels in this run)."""
-    from playsuite.analysis.cost import cost_table, read_cost_records
+    from playsuite.analysis.cost import read_cost_records
     from playsuite.analysis.efficiency import read_benchmarks
     from playsuite.analysis.engine_checks import engine_check_markdown
 
@@ -284,15 +301,9 @@ def reproduction_job(
         parts.append(ref.judge_agreement_cells(agreement))
         judges_rated = {str(c).removesuffix("-human") for c in agreement["comparison"]}
 
-    # Cost as the paper measures it: each corpus's no-history campaign alone.
     records = read_cost_records(costs)
     records = records[~records["preset"].isin(list(engine_checks))]
-    registry = load_registry(inp["models"])
-    without = settings.without_history
-    for corpus in sorted(scores["corpus"].unique()):
-        mine = scores[(scores["corpus"] == corpus) & (scores["condition"] == without)]
-        theirs = records[(records["corpus"] == corpus) & (records["condition"] == without)]
-        parts.append(ref.cost_cells(corpus, cost_table(mine, theirs, without, registry)))
+    parts += _cost_cells(scores, records, load_registry(inp["models"]), settings.without_history)
     parts.append(  # a setting, set beside the paper's cut so a differing run is visible
         {
             "curation/thresholds/genre_min_games": ref.Measured(
