@@ -3,7 +3,7 @@
 #   make test   set up, then lint and run the whole test suite (what CI runs, .ci/run)
 # and the inner loop while editing:
 #   make test-fast  the unit tier: every test without a slow, games, browser, slurm or engine
-#                   marker (910 tests, ~90 s of CPU); it sets up .venv only, not the engine
+#                   marker (~1,000 tests, under 2 min); it sets up .venv only, not the engine
 VENV := .venv/bin
 FAST := not slow and not games and not browser and not slurm and not engine
 
