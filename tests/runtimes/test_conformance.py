@@ -31,6 +31,7 @@ from playsuite.runtimes.factory import make_runtime
 from playsuite.runtimes.resources import WorkerResources
 
 from .conftest import fixture_game
+from .test_native import program
 
 DATA = Path(__file__).parent / "data"
 SLICE_S = 0.5
@@ -63,19 +64,6 @@ def _page(**fields: object) -> GameEntry:
     return GameEntry.from_dict(row)
 
 
-def _clock_window() -> GameEntry:
-    row = {
-        "id": "clock-window",
-        "title": "Clock window",
-        "source": "local",
-        "package": "tests/runtimes/data/native",
-        "runtime": "native",
-        "entry": "/usr/bin/python3",
-        "args": ["/game/clock_window.py"],
-    }
-    return GameEntry.from_dict(row)
-
-
 PROBES = {"marks": "len(main['marks'])"}
 CASES = {
     "pygame": Case(
@@ -95,10 +83,10 @@ CASES = {
         failure_status=RunStatus.TIMEOUT,
     ),
     "native": Case(
-        game=_clock_window(),
+        game=program(),
         local_files=DATA / "native",
         fps=10.0,
-        failing=_clock_window(),
+        failing=program(),
         failure_actions=(Key(keys=("k",)),),  # the program exits with code 3 on "k"
         failure_status=RunStatus.CRASHED,
     ),

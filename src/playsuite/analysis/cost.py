@@ -114,6 +114,20 @@ def cost_table(
     return out.sort_values(["_o", "preset"]).drop(columns="_o").reset_index(drop=True)
 
 
+#: The judge cost table's columns; the report shows all but the last (per 1,000 videos).
+JUDGE_COST_COLUMNS = (
+    "judge",
+    "jobs",
+    "failed_jobs",
+    "killed_jobs",
+    "gpu_hours",
+    "judged_videos",
+    "videos_per_gpu_hour",
+    "gpu_hours_per_1k_videos",
+)
+JUDGE_COST_SHOWN = JUDGE_COST_COLUMNS[:-1]
+
+
 def judge_cost_table(costs: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
     """Per judge: its jobs' GPU-hours (failed and killed attempts included), the episodes it
     judged (rows of its scores with a level), videos per GPU-hour and GPU-hours per 1,000.
@@ -141,14 +155,4 @@ def judge_cost_table(costs: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
                 "gpu_hours_per_1k_videos": gpu_h / videos * 1000.0 if videos else np.nan,
             }
         )
-    columns = [
-        "judge",
-        "jobs",
-        "failed_jobs",
-        "killed_jobs",
-        "gpu_hours",
-        "judged_videos",
-        "videos_per_gpu_hour",
-        "gpu_hours_per_1k_videos",
-    ]
-    return pd.DataFrame(rows, columns=columns)
+    return pd.DataFrame(rows, columns=list(JUDGE_COST_COLUMNS))

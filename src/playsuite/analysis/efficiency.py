@@ -155,7 +155,7 @@ def judge_throughput(
     status ``ok``; its time is the sum over its attempts (engine start-up and failed attempts
     included), so the numbers are end-to-end throughput, not the steady state.
     """
-    from playsuite.judge.run import read_shard_manifest
+    from playsuite.records.manifest import read_judge_manifest
 
     columns = [
         "judge",
@@ -187,7 +187,7 @@ def judge_throughput(
         for unit in shards:
             path = manifests.get(unit)  # type: ignore[arg-type]
             if path is not None and Path(path).exists():
-                videos += sum(r["status"] == "ok" for r in read_shard_manifest(path))
+                videos += sum(r["status"] == "ok" for r in read_judge_manifest(path))
         wall_h = float(group["wall_s"].sum() / 3600.0)
         gpu_h = float((group["wall_s"] * group["gpus"]).sum() / 3600.0)
         rows.append(

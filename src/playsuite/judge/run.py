@@ -27,8 +27,6 @@ from playsuite.judge.result import episode_unreadable, write_judgement
 from playsuite.judge.state_judge import judge_state
 from playsuite.records.manifest import (
     judged_episode,
-    manifest_episodes,
-    read_judge_manifest,
     write_judge_manifest,
 )
 from playsuite.registry import JudgePreset, load_registry
@@ -268,8 +266,3 @@ def run_shard_manifest(
     ]
     write_judge_manifest(manifest, rows)
     return counts
-
-
-#: The judge and play manifests as the judge stage's callers know them.
-read_shard_manifest = read_judge_manifest
-play_manifest_episodes = manifest_episodes

@@ -212,12 +212,12 @@ def judge_ratings(
 ) -> pd.DataFrame:
     """A validation judge's answers as rating rows (``video_id``, ``rater`` = ``judge:NAME``,
     ``level``, the nine boolean fields): empty level and fields where it gave no judgement."""
-    from playsuite.judge.run import read_shard_manifest
+    from playsuite.records.manifest import read_judge_manifest
 
     video_of = dict(zip(sample["episode_dir"], sample["video_id"], strict=True))
     rows = []
     for manifest in manifests:
-        for entry in read_shard_manifest(manifest):
+        for entry in read_judge_manifest(manifest):
             video_id = video_of.get(entry["episode_dir"])
             if video_id is None:
                 continue

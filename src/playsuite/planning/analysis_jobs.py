@@ -156,7 +156,12 @@ def cost_job(
     """Figure 16: GPU-hours per 1,000 scored games against mean progress, from the cost records
     under ``costs``, in the configured campaign (analysis.cost; the engine checks' presets left
     out); the judge's own cost, from ``judge_costs``, in a second table."""
-    from playsuite.analysis.cost import cost_table, judge_cost_table, read_cost_records
+    from playsuite.analysis.cost import (
+        JUDGE_COST_SHOWN,
+        cost_table,
+        judge_cost_table,
+        read_cost_records,
+    )
 
     s = settings
     records = read_cost_records(costs)
@@ -187,15 +192,7 @@ def cost_job(
         judge_cost_table(judge_records, df),
         out["judge_csv"],
         out["judge_md"],
-        show=[
-            "judge",
-            "jobs",
-            "failed_jobs",
-            "killed_jobs",
-            "gpu_hours",
-            "judged_videos",
-            "videos_per_gpu_hour",
-        ],
+        show=list(JUDGE_COST_SHOWN),
     )
     figures.save_figure(figures.cost_figure(table), out["pdf"], out["png"])
 

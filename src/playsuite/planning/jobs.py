@@ -154,14 +154,14 @@ def judge_scores_job(
 ) -> None:
     """Rule judge_scores: a judge's shard ``manifests`` collected into its scores table.
     ``families`` maps preset to family; ``genres`` maps ``"corpus/game"`` to the game's genre."""
-    from playsuite.judge.run import read_shard_manifest
     from playsuite.judge.scores import collect_scores
+    from playsuite.records.manifest import read_judge_manifest
     from playsuite.records.scores import write_scores
 
     pairs = [
         (row["judgement"], row["episode_dir"])
         for manifest in manifests
-        for row in read_shard_manifest(manifest)
+        for row in read_judge_manifest(manifest)
     ]
     by_game = {tuple(key.split("/", 1)): genre for key, genre in genres.items()}
     df = collect_scores(judge, pairs, dict(families), by_game)
