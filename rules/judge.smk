@@ -59,7 +59,15 @@ rule judge_episode:
     output:
         judgement=paths.JUDGEMENT,
     log:
-        paths.log("judge", "{judge}", "{corpus}", "{preset}", "{condition}", "episodes", "{game}"),
+        paths.log(
+            "judge",
+            "{judge}",
+            "{corpus}",
+            "{preset}",
+            "{condition}",
+            "episodes",
+            "{game}",
+        ),
     conda:
         "../envs/playsuite.yaml"
     resources:
