@@ -85,12 +85,18 @@ def test_symlinks_resolve_where_the_tree_is_mounted(tmp_path: Path) -> None:
     os.symlink("/usr/share/games/g/data.txt", tree / "usr/games/data")
     # relative link to a file only the system has -> absolute system path
     os.symlink("../../../../bin/sh", tree / "usr/share/games/g/sh")
+    # relative link to a file of a dependency (laid over /usr in the sandbox) -> installed path
+    deps = tmp_path / "deps"
+    (deps / "usr/share/fonts/f").mkdir(parents=True)
+    (deps / "usr/share/fonts/f/font.ttf").write_text("font")
+    os.symlink("../../fonts/f/font.ttf", tree / "usr/share/games/g/font.ttf")
     # dangling everywhere -> untouched
     os.symlink("nowhere", tree / "usr/games/nowhere")
-    _fix_symlinks(tree)
+    _fix_symlinks(tree, deps)
     assert os.readlink(tree / "usr/games/data") == "../share/games/g/data.txt"
     assert (tree / "usr/games/data").read_text() == "data"
     assert os.readlink(tree / "usr/share/games/g/sh") == "/bin/sh"
+    assert os.readlink(tree / "usr/share/games/g/font.ttf") == "/usr/share/fonts/f/font.ttf"
     assert os.readlink(tree / "usr/games/nowhere") == "nowhere"
 
 
@@ -122,4 +128,5 @@ def test_debian_package(tmp_path: Path) -> None:
     assert "game::arcade" in got.metadata["tags"]
     assert got.metadata["readme"] == game.readme
     assert got.python == "/usr/bin/python3"
-    assert got.missing_system_packages == []
+    assert got.unresolved_dependencies == []
+    assert "python3-pygame" in manifest["host_packages"]  # met by the host: not fetched

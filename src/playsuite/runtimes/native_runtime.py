@@ -14,8 +14,9 @@ focused, driven through XTEST and captured with mss (see :mod:`.xdisplay`). Clos
 to the game's processes and SIGKILL after a grace period (some games ignore SIGTERM), then the
 sandbox hunts down anything left in its PID namespace.
 
-Row fields: ``entry`` is the program relative to the game directory (``usr/games/supertux2``) or
-an absolute system path; ``args`` may name files as ``/game/...``. Optional ``options``: ``env``
+Row fields: ``entry`` is the program at its installed path (a Debian package's own launcher,
+``/usr/games/supertux2``: the sandbox lays the game's packages over ``/usr``) or relative to
+the game directory; ``args`` may name files as ``/game/...``. Optional ``options``: ``env``
 (extra environment), ``cwd`` (relative to the game directory), ``window_class`` (regular
 expression matched against WM_CLASS when a game opens several windows), ``ready_after_s``
 (wall seconds to let the game run after its first non-blank frame, for splash screens).
@@ -39,6 +40,7 @@ from Xlib.error import XError
 from playsuite.actions.canonical import Action
 from playsuite.corpus import GameEntry
 from playsuite.runtimes import procs
+from playsuite.runtimes.acquire import installed_layers
 from playsuite.runtimes.base import (
     GameExited,
     GameFailure,
@@ -273,6 +275,7 @@ class NativeRuntime(Runtime):
             x11_display=display,
             extra_binds=binds,
             cwd=f"{GAME_DIR}/{cwd}" if cwd else None,
+            usr_layers=installed_layers(game_dir) if sandboxed else (),
         )
         self._log = open(self.options.workdir / "game.log", "a", encoding="utf-8")  # noqa: SIM115
         self._log.write(f"$ {' '.join(argv)}\n")

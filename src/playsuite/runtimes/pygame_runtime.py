@@ -28,7 +28,7 @@ import numpy as np
 from playsuite.actions import Action, clamp_to_screen
 from playsuite.corpus import GameEntry
 from playsuite.runtimes import pygame_host
-from playsuite.runtimes.acquire import DEBIAN_PYTHON, MANIFEST
+from playsuite.runtimes.acquire import DEBIAN_PYTHON, MANIFEST, installed_layers
 from playsuite.runtimes.base import (
     GameExited,
     GameFailure,
@@ -108,6 +108,7 @@ class PygameRuntime(Runtime):
             env=env,
             x11_display=self.options.display if opengl else None,
             extra_binds=(Bind(host_script, HOST_INSIDE), *host_binds),
+            usr_layers=installed_layers(game_dir) if sandboxed else (),
         )
         config = {
             "entry": self.game.entry,
