@@ -47,6 +47,7 @@ localrules:
     inspection_pages,
     analysis_figures,
     catalog_table,
+    conformance_table,
 
 
 rule all:

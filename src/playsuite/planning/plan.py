@@ -194,6 +194,18 @@ class Plan:
             }
         )
 
+    def conformance_files(self, wc: Any) -> list[str]:
+        """The conformance verdict of every game of corpus ``wc.corpus`` whose runtime exists."""
+        from playsuite.runtimes.factory import RUNTIMES
+
+        if wc.corpus not in self.config["corpora"]:
+            raise ValueError(f"corpus {wc.corpus!r} is not configured (corpora: ...)")
+        return [
+            paths.conformance(game.id)
+            for game in corpus_games(self.config, wc.corpus)
+            if game.runtime in RUNTIMES
+        ]
+
     # -- judging --------------------------------------------------------------------------------
 
     def judge_plan(
