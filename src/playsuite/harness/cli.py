@@ -81,6 +81,7 @@ def _play(args: argparse.Namespace) -> int:
         single_episode_dir=out,
         sandbox=args.sandbox,
         apptainer_image=args.apptainer_image,
+        native_clock_rate=args.native_clock_rate,
         lock_wait_s=args.lock_wait,
         min_free_mb=args.min_free_mb,
     )
@@ -135,6 +136,7 @@ def _play_shard(args: argparse.Namespace) -> int:
         shard=args.shard,
         sandbox=args.sandbox,
         apptainer_image=args.apptainer_image,
+        native_clock_rate=args.native_clock_rate,
         lock_wait_s=args.lock_wait,
         min_free_mb=args.min_free_mb,
         cost_heartbeat_s=args.cost_heartbeat,
@@ -166,6 +168,12 @@ def _sandbox_options(parser: argparse.ArgumentParser) -> None:
         help="game isolation backend (apptainer: clusters, with --apptainer-image)",
     )
     parser.add_argument("--apptainer-image", help="game sandbox image (containers/*.def)")
+    parser.add_argument(
+        "--native-clock-rate",
+        type=float,
+        default=schema_default("config", "play", "native_clock_rate"),
+        help="native games: game seconds per wall second (play.native_clock_rate)",
+    )
 
 
 def _fault_options(parser: argparse.ArgumentParser) -> None:
@@ -286,7 +294,12 @@ def _conform(args: argparse.Namespace) -> int:
                 verdicts.append(_acquire_failed(game, str(exc)))
             else:
                 report = check_game(
-                    game, files, Path(tmp) / game.id, resources=worker, sandbox=args.sandbox
+                    game,
+                    files,
+                    Path(tmp) / game.id,
+                    resources=worker,
+                    sandbox=args.sandbox,
+                    clock_rate=args.native_clock_rate,
                 )
                 verdicts.append(report.to_dict())
             row = table_row(verdicts[-1])

@@ -123,6 +123,7 @@ META_TYPES: dict[str, tuple[type, ...]] = {
     "monitor_dir": (str,),
     "screen": (list,),
     "final_probes": (dict,),
+    "native_clock": (dict,),
     "status": (str,),
     "error": (str, _NONE),
     "stop_reason": (str,),
@@ -143,7 +144,7 @@ LIMITS_TYPES: dict[str, tuple[type, ...]] = {
 }
 #: Keys written only when they apply; every other key of :data:`META_TYPES` is in each
 #: ``meta.json`` of format 1.
-OPTIONAL_META = frozenset({"monitor_dir", "screen", "final_probes"})
+OPTIONAL_META = frozenset({"monitor_dir", "screen", "final_probes", "native_clock"})
 #: What an episode written before ``format`` must hold: how it ended.
 LEGACY_REQUIRED = ("status",)
 
