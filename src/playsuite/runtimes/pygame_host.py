@@ -17,6 +17,9 @@ pygame and the clock functions are patched before the game is imported:
 * Input arrives as posted KEY/MOUSE events at scheduled virtual times, and ``key.get_pressed``,
   ``key.get_mods`` and the mouse state are patched to agree with them.
 * Fullscreen is removed; ``random`` (and numpy's global generator) are seeded.
+* A game that quits through its own menu closes pygame first: from then on it gets no input and
+  its last frame is held, and if it is still running when the slice ends the host reports that
+  it exited (code 0), so its own end is never taken for a crash.
 
 Protocol: the harness writes one JSON line per command to stdin; the host answers on stdout with
 ``[4-byte big-endian header length][JSON header][payload]`` where the payload holds RGB frames.
@@ -265,7 +268,7 @@ class Host(InputSchedule):
         for etype, timer in list(self.timers.items()):
             while timer[0] <= now and self.timers.get(etype) is timer:
                 event = timer[2] if timer[2] is not None else self.pg.event.Event(etype)
-                self.real["post"](event)
+                self.post(event)
                 timer[3] -= 1
                 if timer[3] == 0:
                     del self.timers[etype]
@@ -281,14 +284,29 @@ class Host(InputSchedule):
     def end_slice(self) -> None:
         frames = self.frames
         self.frames = []
+        if self.ready and not self.pg.display.get_init():
+            self.closed(frames)
         header = self.status("frames", len(frames))
         self.send_slice_end(header, b"".join(frames))
         self.pause()
+
+    def closed(self, frames: list[bytes]) -> None:
+        """The game closed its display and is still running when the slice ends (a farewell
+        wait, saving scores): it has quit, so the episode ends cleanly here, as if it had
+        returned (exit code 0); the rest of its shutdown is cut short."""
+        sys.stderr.write("playsuite: the game closed its display; its run ends here\n")
+        sys.stderr.flush()
+        header = self.status("exit", len(frames))
+        header.update(code=0, error=None, launch=False)
+        self.send_slice_end(header, b"".join(frames))
+        os._exit(0)
 
     # ------------------------------------------------------------------ frames
 
     def grab(self) -> bytes | None:
         if self.cache_id == self.flips and self.cache is not None:
+            return self.cache
+        if not self.pg.display.get_init():  # the game has quit: its last frame stays
             return self.cache
         surface = self.real["get_surface"]()
         if surface is None or self.gl:
