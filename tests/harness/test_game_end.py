@@ -7,6 +7,8 @@ the game's own output survives the run's scratch folder: the episode directory k
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -22,6 +24,7 @@ from playsuite.runtimes.factory import make_runtime
 from playsuite.testing.fakes import FakePolicy
 
 REPO = Path(__file__).resolve().parents[2]
+PLAYSUITE = str(Path(sys.executable).with_name("playsuite"))
 
 
 def reply(action: str) -> str:
@@ -60,3 +63,31 @@ def test_a_game_quit_from_its_menu_ends_cleanly_and_keeps_its_log(tmp_path: Path
     assert json.loads((spec.out_dir / "meta.json").read_text()) == meta
     log = (spec.out_dir / GAME_LOG_NAME).read_text()
     assert f"quit_game: menu ready (quits by {how})" in log and "quit_game: goodbye" in log
+
+
+@pytest.mark.slow
+def test_playsuite_play_keeps_the_log_of_a_crashed_game(tmp_path: Path) -> None:
+    """`playsuite play` plays in a scratch folder it deletes afterwards: the crash's traceback
+    must survive in the episode directory, whole, not only as meta.json's short tail."""
+    row = {
+        "id": "crasher",
+        "title": "Probe game",
+        "source": "local",
+        "package": str(REPO / "tests" / "fixtures" / "probe_game"),
+        "runtime": "pygame",
+        "entry": "main.py",
+        "args": ["--crash-after", "20"],
+    }
+    catalog = tmp_path / "games.yaml"
+    catalog.write_text(json.dumps({"games": [row]}))  # JSON is YAML
+    out = tmp_path / "runs" / "crasher"
+    command = [PLAYSUITE, "play", "--game", "crasher", "--catalog", str(catalog)]
+    command += ["--agent", "random", "--steps", "2", "--out", str(out)]
+    command += ["--games-dir", str(tmp_path / "games")]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=REPO)
+    assert result.returncode == 0, result.stderr
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["status"] == "crashed", meta
+    log = (out / GAME_LOG_NAME).read_text()
+    assert "Traceback (most recent call last)" in log and "crashed on purpose" in log
+    assert 'File "/game/main.py"' in log  # the whole traceback, its start included
