@@ -112,7 +112,11 @@ def test_python_launchers_links_nested_launchers_and_row_options(tmp_path: Path)
         ("usr/games/foo", "#!/bin/sh\nexec python3 $GAMEDIR/foo.py\n", "shell variables"),
         ("usr/games/foo", "#!/bin/sh\nexec python3 foo.py\n", "without a 'cd'"),
         ("usr/games/foo", "#!/bin/sh\nexec /usr/games/foo.bin\n", "no command of it runs"),
-        ("usr/games/foo", "#!/bin/sh\ncd /usr/share/games/foo\nexec python3 gone.py\n", "no /"),
+        (
+            "usr/games/foo",
+            "#!/bin/sh\ncd /usr/share/games/foo\nexec python3 gone.py\n",
+            "entry 'gone.py (run by /usr/games/foo)' is not in the game's files (no /",
+        ),
         ("usr/games/foo", "#!/usr/bin/perl\nexec 'x';\n", "is a 'perl' script"),
         ("usr/games/foo", "\x7fELF\0\0\0", "not a script"),
         (SHARE, "", "is not a file"),

@@ -237,7 +237,7 @@ def _follow_launcher(
             continue
         if _PYTHON.match(program):
             variables(words[1:])
-            found = _python_command(game_id, tree, words[1:], cwd, args, refuse)
+            found = _python_command(game_id, tree, words[1:], cwd, args, refuse, named)
             return _merged(found, cwd, python_path, tree, named)
         if words[0].startswith(("/", "./", "../")):  # another launcher or script of the game
             variables(words)
@@ -256,8 +256,9 @@ def _python_command(
     cwd: str | None,
     args: tuple[str, ...],
     refuse: Callable[[str], EntryError],
+    launcher: str,
 ) -> PygameEntry:
-    """``python3 [options] SCRIPT [args]`` of a launcher: the script (Python whatever its
+    """``python3 [options] SCRIPT [args]`` of ``launcher``: the script (Python whatever its
     name or first line) and its arguments."""
     index = 0
     while index < len(words) and words[index].startswith("-"):
@@ -273,7 +274,8 @@ def _python_command(
     script = words[index]
     if not script.startswith("/") and cwd is None:
         raise refuse(f"it runs the relative script {script!r} without a 'cd' before it")
-    path = _resolve_links(game_id, tree, _in_tree(tree, script, cwd), script)
+    named = f"{script} (run by {launcher})"
+    path = _resolve_links(game_id, tree, _in_tree(tree, script, cwd), named)
     relative = path.relative_to(tree).as_posix()
     return PygameEntry(relative, _with_args(words[index + 1 :], args))
 
