@@ -13,6 +13,7 @@ from playsuite.runtimes.acquire import (
     AcquisitionError,
     acquire,
     load_acquired,
+    request_of,
     tree_sha256,
 )
 from playsuite.runtimes.fetchers.debian import _fix_symlinks
@@ -54,6 +55,31 @@ def test_local_acquire_is_idempotent(tmp_path: Path) -> None:
     assert (third.files / "main.py").read_text() == "print('v2')\n"
     assert third.manifest["files_sha256"] != first.manifest["files_sha256"]
     assert sorted(p.name for p in (tmp_path / "games").iterdir()) == ["tiny"]
+
+
+def test_a_local_game_is_acquired_again_when_its_files_change(tmp_path: Path) -> None:
+    """Same id and version, edited source: the copy follows the content (issue #16, defect 9)."""
+    game = _local(tmp_path)
+    src = tmp_path / "src-game"
+    first = acquire(game, tmp_path / "games")
+    manifest = first.root / "acquired.json"
+    stamp = manifest.stat().st_mtime_ns
+    (src / "__pycache__").mkdir()  # never copied, so no reason to copy again
+    (src / "__pycache__" / "main.cpython-311.pyc").write_bytes(b"\0")
+    same = acquire(game, tmp_path / "games")
+    assert same.manifest == first.manifest and manifest.stat().st_mtime_ns == stamp
+    (src / "main.py").write_text("print('ho')\n")  # same size, other content
+    edited = acquire(game, tmp_path / "games")
+    assert (edited.files / "main.py").read_text() == "print('ho')\n"
+    assert edited.manifest["request"]["content"] != first.manifest["request"]["content"]
+    assert edited.manifest["files_sha256"] != first.manifest["files_sha256"]
+    assert load_acquired(tmp_path / "games", "tiny").manifest == edited.manifest
+    (src / "data").mkdir()  # a new file counts too
+    (src / "data" / "level.txt").write_text("1")
+    assert (acquire(game, tmp_path / "games").files / "data" / "level.txt").read_text() == "1"
+    stamp = manifest.stat().st_mtime_ns
+    assert acquire(game, tmp_path / "games").manifest["request"] == request_of(game)
+    assert manifest.stat().st_mtime_ns == stamp
 
 
 def test_failed_acquisition_leaves_previous_copy(tmp_path: Path) -> None:

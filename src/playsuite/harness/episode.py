@@ -347,6 +347,7 @@ def run_episode(
             outcome.error = f"harness error: {type(exc).__name__}: {exc}"
         finally:
             env.close()
+        recorder.keep_logs(options.workdir)  # the worker deletes the run's folder afterwards
         meta = episode_meta(spec, agent.template_name, outcome, recorder, options.video_fps)
         recorder.finish(meta)
     return meta

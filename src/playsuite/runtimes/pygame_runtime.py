@@ -39,6 +39,7 @@ from playsuite.runtimes.base import (
     frames_per_slice,
 )
 from playsuite.runtimes.host_protocol import Expected, check_header, check_length, parse_header
+from playsuite.runtimes.pygame_entry import resolve_entry
 from playsuite.runtimes.timeline import schedule
 from playsuite.sandbox import GAME_DIR, Bind, SandboxedProcess, SandboxUnavailable, game_policy
 
@@ -89,6 +90,7 @@ class PygameRuntime(Runtime):
         backend = self.options.sandbox
         sandboxed = backend != "none"
         game_dir = Path(self.options.game_dir).absolute()
+        launch = resolve_entry(self.game, game_dir)  # a missing entry fails here, clearly
         python = self._python(game_dir, sandboxed)
         env = {
             "PYTHONHASHSEED": str(self.options.seed),
@@ -111,10 +113,10 @@ class PygameRuntime(Runtime):
             usr_layers=installed_layers(game_dir) if sandboxed else (),
         )
         config = {
-            "entry": self.game.entry,
-            "args": list(self.game.args),
-            "cwd": game_opts.get("cwd"),
-            "path": list(game_opts.get("path") or []),
+            "entry": launch.entry,
+            "args": list(launch.args),
+            "cwd": launch.cwd,
+            "path": list(launch.path),
             "call": game_opts.get("call"),
             "opengl": opengl,
             "seed": self.options.seed,
