@@ -23,6 +23,7 @@ rule acquire_game:
         "../envs/playsuite.yaml"
     params:
         games_dir=lambda wc, output: Path(output[0]).parent.parent,
+        request=PLAN.acquire_request,
     script:
         "../workflow/scripts/acquire_game.py"
 
