@@ -80,6 +80,8 @@ rule conformance_table:
         paths.log("conformance", "{corpus}"),
     conda:
         "../envs/playsuite.yaml"
+    container:
+        PLAYSUITE_IMAGE
     script:
         "../workflow/scripts/conformance_table.py"
 

@@ -11,7 +11,8 @@ import pytest
 
 from playsuite.cluster.accounting import sacct_jobs
 from playsuite.processes import probe, probe_ok
-from playsuite.runtimes.fetchers import debian
+from playsuite.runtimes.fetchers import apt_index
+from playsuite.runtimes.fetchers.apt_index import AptIndex
 
 
 @pytest.fixture
@@ -41,7 +42,8 @@ def test_probe_answers_when_the_program_exists() -> None:
 
 def test_project_probes_survive_an_empty_path(empty_path) -> None:
     assert sacct_jobs(["12345"]) == {}
-    assert debian._installed("bubblewrap") is False
+    assert apt_index._host_packages.__wrapped__() == ({}, {})  # no dpkg: nothing installed
+    assert AptIndex().show("bubblewrap") is None  # no apt-cache: the index knows nothing
 
 
 def test_slurm_fixture_probe_survives_an_empty_path(empty_path) -> None:
