@@ -17,8 +17,10 @@ sandbox hunts down anything left in its PID namespace.
 Row fields: ``entry`` is the program relative to the game directory (``usr/games/supertux2``) or
 an absolute system path; ``args`` may name files as ``/game/...``. Optional ``options``: ``env``
 (extra environment), ``cwd`` (relative to the game directory), ``window_class`` (regular
-expression matched against WM_CLASS when a game opens several windows), ``ready_after_s``
-(wall seconds to let the game run after its first non-blank frame, for splash screens).
+expression matched against WM_CLASS when a game opens several windows), ``ready_settle_s`` and
+``ready_max_s`` (readiness, :mod:`.screen_settle`: the window is polled until its picture has
+held still, so a splash or loading screen is not the first frame; wall seconds, which are game
+seconds while the game launches).
 """
 
 from __future__ import annotations
@@ -47,7 +49,9 @@ from playsuite.runtimes.base import (
     Runtime,
     RuntimeOptions,
     frames_per_slice,
+    readiness,
 )
+from playsuite.runtimes.screen_settle import Settle
 from playsuite.runtimes.timeline import InputEvent, frame_times, play_timeline, schedule
 from playsuite.runtimes.xdisplay import DisplayError, VirtualDisplay, Window, XClient
 from playsuite.sandbox import (
@@ -69,7 +73,6 @@ TERM_GRACE_S = 1.5
 #: Input starts this long into a slice: events that arrive the moment a game wakes from SIGSTOP
 #: can be lost (SuperTux's menu misses them), so the game runs a few frames first.
 INPUT_LEAD_S = 0.15
-READY_AFTER_S = 0.3  # run on after the first non-blank frame: some games draw it in parts
 
 
 def _blank(frame: np.ndarray) -> bool:
@@ -295,7 +298,9 @@ class NativeRuntime(Runtime):
         assert self._x is not None and self._proc is not None
         opts = self.game.options or {}
         pattern = re.compile(str(opts.get("window_class", "")), re.I)
-        settle = float(opts.get("ready_after_s", READY_AFTER_S))
+        settle_s, max_s = readiness(self.game)
+        watches: dict[int, Settle] = {}  # window id -> its frames so far
+        shown: Window | None = None  # the last window seen with a non-blank frame
         deadline = time.monotonic() + self.options.launch_timeout_s
         while True:
             code = self._proc.poll()
@@ -317,16 +322,17 @@ class NativeRuntime(Runtime):
                     frame = self._x.capture(window)
                 except (DisplayError, XError):
                     continue
+                now = time.perf_counter() - self._t_launch
+                settle = watches.setdefault(window.id, Settle(settle_s, max_s))
+                settle.see(frame.tobytes(), now)
                 if not _blank(frame):
-                    self.launch_phases.setdefault(
-                        "first_frame_s", time.perf_counter() - self._t_launch
-                    )
-                    if settle > 0:
-                        time.sleep(settle)
-                        settle = 0.0
-                        break  # look again: the window may have changed
-                    return window
+                    shown = window
+                    self.launch_phases.setdefault("first_frame_s", now)
+                    if settle.ready(now):
+                        return window
             if time.monotonic() > deadline:
+                if shown is not None:  # drawn but still changing: the timeout bounds the wait
+                    return shown
                 raise GameFailure(
                     RunStatus.LAUNCH_FAILED,
                     f"no non-blank window after {self.options.launch_timeout_s:g} s; "
