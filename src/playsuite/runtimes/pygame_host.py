@@ -49,12 +49,8 @@ import types
 from collections import deque
 
 if __package__:  # imported from the package (the runtime finds the files, tests read constants)
-    from playsuite.runtimes import (
-        pygame_host_imports,
-        pygame_host_input,
-        pygame_host_patches,
-        screen_settle,
-    )
+    import playsuite.runtimes.screen_settle as screen_settle
+    from playsuite.runtimes import pygame_host_imports, pygame_host_input, pygame_host_patches
 else:  # run as the sandbox's script: its parts lie beside it
     import pygame_host_imports
     import pygame_host_input
@@ -103,9 +99,7 @@ class Host(InputSchedule):
         self.nowait_frames = int(config.get("nowait_frames", 10))
         self.blank_limit = float(config.get("blank_limit_s", 30.0))
         self.ready = False
-        self.settle = screen_settle.Settle(
-            float(config.get("ready_settle_s", 0.0)), float(config.get("ready_max_s", 0.0))
-        )
+        self.settle = screen_settle.Settle.from_config(config)  # when the first frame is sent
         self.video_size: tuple[int, int] | None = None
         self.cache_id = -1
         self.cache: bytes | None = None
@@ -248,9 +242,8 @@ class Host(InputSchedule):
             candidates.append(self.samples[0])
         if self.slice_end is not None:
             candidates.append(self.slice_end)
-        settled = None if self.ready else self.settle.due()
-        if settled is not None:
-            candidates.append(settled)
+        if not self.ready and self.settle.due() is not None:
+            candidates.append(self.settle.due())
         return min(candidates) if candidates else None
 
     def advance(self, dt: float, waited: bool = True) -> None:
@@ -347,8 +340,7 @@ class Host(InputSchedule):
             self.advance(NOWAIT_STEP, waited=False)
 
     def check_ready(self) -> bool:
-        """(Launching.) Once the picture has settled (``screen_settle``), send it as the first
-        frame and pause; the first slice starts at this game time."""
+        """(Launching.) Once the picture has settled, send it as the first frame and pause."""
         frame = self.grab() if self.settle.ready(self.t) else None
         if not frame:
             return False

@@ -70,6 +70,12 @@ class Settle:
         self.first_t: float | None = None  # the first non-blank frame
         self.holds = 0  # pictures seen so far (a loading screen then the menu: 2)
 
+    @classmethod
+    def from_config(cls, config: dict) -> Settle:
+        """From the pygame host's launch config (``ready_settle_s``, ``ready_max_s``; absent:
+        ready at the first non-blank frame)."""
+        return cls(float(config.get("ready_settle_s", 0.0)), float(config.get("ready_max_s", 0.0)))
+
     def see(self, frame: bytes, t: float) -> None:
         if is_blank(frame):
             self.anchor = None
