@@ -3,13 +3,19 @@ screen (runtimes.screen_settle, used by every runtime; here the pygame host, in 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from playsuite.config import game_option_default
+from playsuite.corpus import GameEntry
+from playsuite.runtimes.base import RuntimeOptions
 from playsuite.runtimes.factory import make_runtime
 from playsuite.runtimes.screen_settle import Settle, changed_share, is_blank
 from tests.runtimes.conftest import fixture_game
 
+DATA = Path(__file__).parent / "data"
+FIXTURES = Path(__file__).parents[1] / "fixtures"
 PROBES = {"phase": "main['phase']", "ticks": "pygame.time.get_ticks()"}
 TITLE = (30, 60, 160)  # the title screen's background; the loading screen's is black
 
@@ -80,3 +86,47 @@ def test_settle_rule() -> None:
     assert i == 10  # taken at first_t + max_s = 1.2 s
     with pytest.raises(ValueError):
         Settle(-1, 1)
+
+
+@pytest.mark.browser
+@pytest.mark.slow  # a cold Chromium
+def test_browser_page_is_ready_after_its_loading_screen(tmp_path) -> None:
+    """The same rule in page-clock time: a page that shows "loading" for 400 ms."""
+    page = GameEntry.from_dict(
+        {
+            "id": "loading-page",
+            "title": "Loading page",
+            "source": "local",
+            "package": "tests/runtimes/data/browser",
+            "runtime": "browser",
+            "entry": "loading.html",
+            "screen": "320x240",
+            "probes": {"phase": "window.phase"},
+        }
+    )
+    options = RuntimeOptions(workdir=tmp_path / "run", game_dir=DATA / "browser")
+    with make_runtime(page, options) as rt:
+        first = rt.start()
+        assert first.probes["phase"] == "title" and tuple(first.frame[5, 5]) == (30, 60, 160)
+        assert first.t_game == 0.0
+
+
+def test_native_window_is_ready_after_its_loading_screen(tmp_path) -> None:
+    """The same rule in wall time: the loading game as a native program (pygame on SDL's x11
+    driver, on the runtime's own Xvfb), its loading screen 0.3 s of its (faked) clock."""
+    program = GameEntry.from_dict(
+        {
+            "id": "loading-program",
+            "title": "Loading program",
+            "source": "local",
+            "package": "tests/fixtures/loading_game",
+            "runtime": "native",
+            "entry": "/usr/bin/python3",
+            "args": ["/game/main.py"],
+        }
+    )
+    options = RuntimeOptions(workdir=tmp_path / "run", game_dir=FIXTURES / "loading_game")
+    options.workdir.mkdir()
+    with make_runtime(program, options) as rt:
+        first = rt.start()
+        assert tuple(first.frame[5, 5]) == TITLE and first.t_game == 0.0
