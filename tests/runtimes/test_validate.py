@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from playsuite.runtimes.validate import validate_launch
@@ -17,7 +18,21 @@ def test_opengl_pygame_game_gets_a_display_and_passes(acquired, tmp_path: Path) 
     assert result["ok"] is True, result
     assert result["status"] == "ok" and result["screen"] == [320, 240]
     assert result["frames_changed_by_input"] > 0 and result["quit_on_input"] is False
-    assert not list((tmp_path / "shared").glob("*.lock"))  # nothing left of the display
+    assert our_xvfbs() == []  # the display it started is stopped
+
+
+def our_xvfbs() -> list[int]:
+    """Xvfb processes that are children of this test process."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        comm, rest = text[text.index("(") + 1 : text.rindex(")")], text[text.rindex(")") + 2 :]
+        if comm == "Xvfb" and int(rest.split()[1]) == os.getpid():
+            found.append(int(stat.parent.name))
+    return found
 
 
 def test_mouse_only_menu_reacts_to_the_default_clicks(acquired, tmp_path: Path) -> None:
