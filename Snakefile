@@ -26,6 +26,30 @@ include: "rules/validation.smk"
 include: "rules/analysis.smk"
 
 
+# On a cluster these run on the submit host, not as sbatch jobs (docs/cluster.md): acquisition
+# needs the network, which compute nodes often lack; tables, figures and reports take seconds.
+# At the paper's scale this spares one sbatch job per game and one per table.
+localrules:
+    all,
+    acquire_game,
+    judge_scores,
+    tabulate_models,
+    main_results,
+    genre_tables,
+    genre_heatmap,
+    ablation_figure,
+    stability,
+    cost_performance,
+    efficiency,
+    reproduction_report,
+    engine_checks_table,
+    judge_agreement,
+    inspection_pages,
+    analysis_figures,
+    catalog_table,
+    conformance_table,
+
+
 rule all:
     default_target: True
     input:

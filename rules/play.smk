@@ -23,6 +23,7 @@ rule acquire_game:
         "../envs/playsuite.yaml"
     params:
         games_dir=lambda wc, output: Path(output[0]).parent.parent,
+        request=PLAN.acquire_request,
     script:
         "../workflow/scripts/acquire_game.py"
 
@@ -44,6 +45,43 @@ rule validate_launch:
         "../envs/playsuite.yaml"
     script:
         "../workflow/scripts/validate_launch.py"
+
+
+# Runtime conformance (playsuite.harness.conformance): a game through the runtime contract
+# (launch, frozen while paused, exact slices, video length = game time, clean stop, input).
+# Not part of `all`: ask for results/conformance/{corpus}.tsv to check a whole corpus.
+rule check_conformance:
+    input:
+        catalog=lambda wc: PLAN.corpus_of_game(wc.game),
+        acquired=paths.ACQUIRED,
+    output:
+        paths.CONFORMANCE,
+    log:
+        paths.log("conformance", "{game}"),
+    benchmark:
+        paths.benchmark("conformance", "{game}")
+    conda:
+        "../envs/playsuite.yaml"
+    script:
+        "../workflow/scripts/check_conformance.py"
+
+
+rule conformance_table:
+    input:
+        PLAN.conformance_files,
+    output:
+        table=report(
+            paths.CONFORMANCE_TABLE,
+            caption="../report/conformance.rst",
+            category="Games",
+        ),
+        summary=paths.CONFORMANCE_SUMMARY,
+    log:
+        paths.log("conformance", "{corpus}"),
+    conda:
+        "../envs/playsuite.yaml"
+    script:
+        "../workflow/scripts/conformance_table.py"
 
 
 # A block of a corpus's acquired games (the corpus cut like a main run's shards,

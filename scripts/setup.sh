@@ -15,9 +15,8 @@ APT_PACKAGES=(
   bubblewrap xvfb xdotool x11-utils xauth chromium fonts-dejavu-core
   python3 python3-pygame python3-numpy python3-opengl python3-venv faketime
   libgl1-mesa-dri mesa-utils
-  # libraries and fonts of Debian games acquired with dpkg -x (not installed): supertux, funnyboat
-  fonts-dejavu fonts-nanum fonts-roboto-unhinted libboost-filesystem1.74.0 libcurl3-gnutls
-  libglew2.2 libopenal1 libphysfs1 libraqm0 libsdl2-2.0-0 libsdl2-image-2.0-0 libvorbisfile3
+  # Nothing per game: a Debian game's libraries and fonts come with its dependency closure
+  # (results/games/.debian/, laid over /usr in its sandbox; docs/runtimes.md).
 )
 
 # npm fetches the browser games (`npm pack`); any Node.js install will do, Debian's if none.

@@ -13,6 +13,7 @@ from playsuite.runtimes.acquire import (
     AcquisitionError,
     acquire,
     load_acquired,
+    request_of,
     tree_sha256,
 )
 from playsuite.runtimes.fetchers.debian import _fix_symlinks
@@ -56,6 +57,31 @@ def test_local_acquire_is_idempotent(tmp_path: Path) -> None:
     assert sorted(p.name for p in (tmp_path / "games").iterdir()) == ["tiny"]
 
 
+def test_a_local_game_is_acquired_again_when_its_files_change(tmp_path: Path) -> None:
+    """Same id and version, edited source: the copy follows the content (issue #16, defect 9)."""
+    game = _local(tmp_path)
+    src = tmp_path / "src-game"
+    first = acquire(game, tmp_path / "games")
+    manifest = first.root / "acquired.json"
+    stamp = manifest.stat().st_mtime_ns
+    (src / "__pycache__").mkdir()  # never copied, so no reason to copy again
+    (src / "__pycache__" / "main.cpython-311.pyc").write_bytes(b"\0")
+    same = acquire(game, tmp_path / "games")
+    assert same.manifest == first.manifest and manifest.stat().st_mtime_ns == stamp
+    (src / "main.py").write_text("print('ho')\n")  # same size, other content
+    edited = acquire(game, tmp_path / "games")
+    assert (edited.files / "main.py").read_text() == "print('ho')\n"
+    assert edited.manifest["request"]["content"] != first.manifest["request"]["content"]
+    assert edited.manifest["files_sha256"] != first.manifest["files_sha256"]
+    assert load_acquired(tmp_path / "games", "tiny").manifest == edited.manifest
+    (src / "data").mkdir()  # a new file counts too
+    (src / "data" / "level.txt").write_text("1")
+    assert (acquire(game, tmp_path / "games").files / "data" / "level.txt").read_text() == "1"
+    stamp = manifest.stat().st_mtime_ns
+    assert acquire(game, tmp_path / "games").manifest["request"] == request_of(game)
+    assert manifest.stat().st_mtime_ns == stamp
+
+
 def test_failed_acquisition_leaves_previous_copy(tmp_path: Path) -> None:
     game = _local(tmp_path)
     good = acquire(game, tmp_path / "games")
@@ -85,12 +111,18 @@ def test_symlinks_resolve_where_the_tree_is_mounted(tmp_path: Path) -> None:
     os.symlink("/usr/share/games/g/data.txt", tree / "usr/games/data")
     # relative link to a file only the system has -> absolute system path
     os.symlink("../../../../bin/sh", tree / "usr/share/games/g/sh")
+    # relative link to a file of a dependency (laid over /usr in the sandbox) -> installed path
+    deps = tmp_path / "deps"
+    (deps / "usr/share/fonts/f").mkdir(parents=True)
+    (deps / "usr/share/fonts/f/font.ttf").write_text("font")
+    os.symlink("../../fonts/f/font.ttf", tree / "usr/share/games/g/font.ttf")
     # dangling everywhere -> untouched
     os.symlink("nowhere", tree / "usr/games/nowhere")
-    _fix_symlinks(tree)
+    _fix_symlinks(tree, deps)
     assert os.readlink(tree / "usr/games/data") == "../share/games/g/data.txt"
     assert (tree / "usr/games/data").read_text() == "data"
     assert os.readlink(tree / "usr/share/games/g/sh") == "/bin/sh"
+    assert os.readlink(tree / "usr/share/games/g/font.ttf") == "/usr/share/fonts/f/font.ttf"
     assert os.readlink(tree / "usr/games/nowhere") == "nowhere"
 
 
@@ -122,4 +154,5 @@ def test_debian_package(tmp_path: Path) -> None:
     assert "game::arcade" in got.metadata["tags"]
     assert got.metadata["readme"] == game.readme
     assert got.python == "/usr/bin/python3"
-    assert got.missing_system_packages == []
+    assert got.unresolved_dependencies == []
+    assert "python3-pygame" in manifest["host_packages"]  # met by the host: not fetched

@@ -70,3 +70,28 @@ def test_bad_frames_are_rejected(tmp_path) -> None:
         with pytest.raises(ValueError, match="size changed"):
             rec.add_frames(frames(1, w=50))
         rec.abort()
+
+
+def test_the_games_logs_are_kept_and_a_huge_one_keeps_its_ends(tmp_path, monkeypatch) -> None:
+    import playsuite.harness.recorder as recorder
+
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "game.log").write_text("starting\nTraceback: it broke\n")
+    lines = [f"frame {i}\n" for i in range(20000)]
+    (work / "browser.log").write_text("".join(lines))
+    (work / "other.log").write_text("not the game's")
+    monkeypatch.setattr(recorder, "GAME_LOG_MAX_BYTES", 4096)
+    out = tmp_path / "ep"
+    with EpisodeRecorder(out, fps=10) as rec:
+        assert rec.keep_logs(work) == ["game.log", "browser.log"]
+        rec.finish({"status": "ok"})
+    assert (out / "game.log").read_text() == "starting\nTraceback: it broke\n"
+    kept = (out / "browser.log").read_text()
+    assert len(kept) < 4096 + 200 and not (out / "other.log").exists()
+    head, note, tail = kept.partition("[playsuite: this log had ")
+    assert note and head.startswith("frame 0\nframe 1\n") and head.endswith("\n")
+    assert tail.endswith("frame 19999\n") and "bytes in the middle were left out" in tail
+    assert head.splitlines() == [line.strip() for line in lines[: len(head.splitlines())]]
+    body = tail.split("\n", 1)[1]
+    assert body.splitlines() == [line.strip() for line in lines[-len(body.splitlines()) :]]

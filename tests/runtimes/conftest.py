@@ -34,15 +34,14 @@ def local_corpus() -> list[GameEntry]:
 def acquired() -> Callable[[GameEntry], AcquiredGame]:
     """``acquired(game)``: the game's files, fetched at most once per session.
 
-    Fixture games (source ``local``) are copied afresh each session: their request names only
-    the directory, so a copy cached before a fixture was edited would otherwise be played.
+    Fixture games (source ``local``) are copied again only when a fixture was edited: their
+    request holds a hash of the fixture's folder.
     """
     cache: dict[str, AcquiredGame] = {}
 
     def get(game: GameEntry) -> AcquiredGame:
         if game.id not in cache:
-            fresh = game.source == "local"
-            cache[game.id] = acquire(game, games_cache(), base_dir=REPO, force=fresh)
+            cache[game.id] = acquire(game, games_cache(), base_dir=REPO)
         return cache[game.id]
 
     return get

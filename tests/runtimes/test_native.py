@@ -233,3 +233,50 @@ def test_slayer_in_the_shadows_start_button(corpus_game) -> None:
         rt.act([Click(x=w // 2, y=int(h * 0.425))], 1.0)
         later = rt.act([Wait()], 1.0)  # software rendering at 1536x960 can be slow to redraw
         assert changed(start.frame, later[-1]) > 1000
+
+
+@pytest.mark.slow
+def test_a_sped_up_clock_plays_slices_in_less_wall_time_with_exact_game_time(options) -> None:
+    # At 4x a 0.5 s slice takes about 0.125 s of wall time, and the program's own clock still
+    # moves by the slice's game time, never by the time it spent stopped.
+    opts = options(clock_rate=4.0)
+    with make_runtime(program(), opts) as rt:
+        rt.start()
+        t0 = seen(opts)["t"]
+        walls = []
+        for _ in range(4):
+            frames = rt.act([Wait()], 0.5)
+            assert len(frames) == round(0.5 * FPS)
+            walls.append(rt.last_slice_wall_s)
+            time.sleep(0.5)  # stopped: hidden from the program's clock
+        assert rt.observe().t_game == pytest.approx(2.0)
+        # The first slice always runs at 4x (a fallback, on a starved machine, comes after a
+        # slice): well under the 0.5 s of real time.
+        assert walls[0] < 0.3, walls
+        if rt.clock_fallback is None:
+            assert max(walls) < 0.3, walls
+        # 2 s of game time in the program's own clock (stop/resume latency is multiplied by
+        # the rate on a loaded machine, hence the margin)...
+        assert 1.5 <= seen(opts)["t"] - t0 <= 3.0
+        # ...and the four 0.5 s stops never showed up as a jump.
+        assert seen(opts)["max_gap"] < 1.5
+
+
+@pytest.mark.slow
+def test_a_game_that_cannot_keep_up_falls_back_to_real_time_continuously(options) -> None:
+    opts = options(clock_rate=4.0)
+    with make_runtime(program(), opts) as rt:
+        rt.start()
+        rt.act([Wait()], 0.5)
+        # A slice in which the picture moved but only one frame in four was new: a game that
+        # draws slower than the sped-up clock asks (as software OpenGL does on a busy node).
+        a = np.zeros((2, 2, 3), np.uint8)
+        rt._keep_up([a, a + 1, a + 1, a + 1, a + 1], 0.5, skipped=0)
+        assert rt.clock_rate == 1.0 and "25% of frames new" in (rt.clock_fallback or "")
+        t0 = seen(opts)["t"]
+        for _ in range(3):
+            rt.act([Wait()], 0.5)
+        # Real time from here on: 1.5 s of game time, without a jump at the switch.
+        assert 1.3 <= seen(opts)["t"] - t0 <= 2.2
+        assert 0.5 <= rt.last_slice_wall_s < 1.0
+        assert seen(opts)["max_gap"] < 1.5

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from playsuite.actions import Hold, Key, Wait
-from playsuite.corpus import load_corpus
+from playsuite.corpus import GameEntry, load_corpus
 from playsuite.runtimes.factory import make_runtime
 from tests.runtimes.conftest import LOCAL_CORPUS
 
@@ -48,3 +48,14 @@ def test_plays_and_reacts(game, acquired, run_options) -> None:
     # Same seed, same virtual clock: any difference between the runs is the input's doing.
     changed = sum(not np.array_equal(a, b) for a, b in zip(idle, played, strict=True))
     assert changed > 0
+
+
+@pytest.mark.games
+def test_a_debian_game_plays_through_its_own_launcher(acquired, run_options) -> None:
+    """funnyboat's row names its script; its package's launcher (/usr/games/funnyboat, a shell
+    script that cds to the data folder) must start the same game: same seed, same frames."""
+    game = next(g for g in PYGAME_GAMES if g.id == "funnyboat")
+    launcher = GameEntry.from_dict({**game.to_dict(), "entry": "usr/games/funnyboat"})
+    files = acquired(game)
+    runs = [_play(row, run_options(files), with_input=True) for row in (game, launcher)]
+    assert all(np.array_equal(a, b) for a, b in zip(*runs, strict=True))

@@ -16,6 +16,7 @@ import yaml
 
 from playsuite.config import with_defaults
 from playsuite.planning.plan import Plan
+from playsuite.records.conformance import CHECK_NAMES, read_table
 from playsuite.runtimes.base import is_final_status
 
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
@@ -123,3 +124,17 @@ def test_an_episode_outside_the_plan_is_refused(work: Path) -> None:
     for change in ({"condition": "k3-hz0.33-base"}, {"game": "probe-c"}, {"preset": "explorer"}):
         with pytest.raises(ValueError, match="does not play game"):
             plan.episode_unit(SimpleNamespace(**{**vars(wc), **change}))
+
+
+@pytest.mark.slow
+def test_a_corpus_is_checked_for_conformance_as_a_target(work: Path) -> None:
+    # Not part of the default target: asked for by name, one check job per game, one table.
+    table = "results/conformance/test.tsv"
+    out = snakemake(work, table, "--cores", "2")
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    rows = read_table(work / table)
+    assert [(r["game"], r["ok"]) for r in rows] == [("probe-a", "yes"), ("probe-b", "yes")]
+    assert all(r[check] == "pass" for r in rows for check in CHECK_NAMES)
+    assert "| pygame | 2 | 2 | 0 |" in (work / "results/conformance/test.md").read_text()
+    verdict = json.loads((work / "results/games/probe-a/conformance.json").read_text())
+    assert verdict["ok"] and verdict["runtime"] == "pygame"

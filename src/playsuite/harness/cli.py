@@ -81,6 +81,7 @@ def _play(args: argparse.Namespace) -> int:
         single_episode_dir=out,
         sandbox=args.sandbox,
         apptainer_image=args.apptainer_image,
+        native_clock_rate=args.native_clock_rate,
         lock_wait_s=args.lock_wait,
         min_free_mb=args.min_free_mb,
     )
@@ -135,6 +136,7 @@ def _play_shard(args: argparse.Namespace) -> int:
         shard=args.shard,
         sandbox=args.sandbox,
         apptainer_image=args.apptainer_image,
+        native_clock_rate=args.native_clock_rate,
         lock_wait_s=args.lock_wait,
         min_free_mb=args.min_free_mb,
         cost_heartbeat_s=args.cost_heartbeat,
@@ -166,6 +168,12 @@ def _sandbox_options(parser: argparse.ArgumentParser) -> None:
         help="game isolation backend (apptainer: clusters, with --apptainer-image)",
     )
     parser.add_argument("--apptainer-image", help="game sandbox image (containers/*.def)")
+    parser.add_argument(
+        "--native-clock-rate",
+        type=float,
+        default=schema_default("config", "play", "native_clock_rate"),
+        help="native games: game seconds per wall second (play.native_clock_rate)",
+    )
 
 
 def _fault_options(parser: argparse.ArgumentParser) -> None:
@@ -249,3 +257,70 @@ def register(sub: argparse._SubParsersAction) -> None:
     _sandbox_options(s)
     _fault_options(s)
     s.set_defaults(func=_play_shard)
+
+    c = sub.add_parser(
+        "conform", help="put corpus rows through the runtime contract (acquire, launch, ...)"
+    )
+    c.add_argument("games", nargs="+", help="game ids of the corpus table")
+    c.add_argument("--catalog", help="corpus table (default: config/corpora/local.yaml)")
+    c.add_argument("--games-dir", default="results/games", help="where games are acquired")
+    c.add_argument("--out", help="write the verdicts as a conformance table (TSV) here")
+    _sandbox_options(c)
+    c.set_defaults(func=_conform)
+
+
+def _conform(args: argparse.Namespace) -> int:
+    """Acquire each game and check it; one line per game, the summary, exit 1 if any failed."""
+    import tempfile
+
+    from playsuite.harness.conformance import check_game
+    from playsuite.records.conformance import read_table, summary, table_row, write_table
+    from playsuite.runtimes.acquire import AcquisitionError, acquire
+    from playsuite.runtimes.resources import WorkerResources
+
+    catalog = _catalog(args.catalog)
+    games = [find_game(catalog, game_id) for game_id in args.games]
+    verdicts = []
+    with (
+        tempfile.TemporaryDirectory(prefix="conform-") as tmp,
+        WorkerResources(
+            Path(tmp) / "worker", sandbox=args.sandbox, apptainer_image=args.apptainer_image
+        ) as worker,
+    ):
+        for game in games:
+            try:
+                files = acquire(game, args.games_dir).files
+            except AcquisitionError as exc:
+                verdicts.append(_acquire_failed(game, str(exc)))
+            else:
+                report = check_game(
+                    game,
+                    files,
+                    Path(tmp) / game.id,
+                    resources=worker,
+                    sandbox=args.sandbox,
+                    clock_rate=args.native_clock_rate,
+                )
+                verdicts.append(report.to_dict())
+            row = table_row(verdicts[-1])
+            print(f"{row['game']}\t{row['runtime']}\t{row['ok']}\t{row['reason']}")
+    if args.out:
+        write_table(args.out, verdicts)
+        print(summary(read_table(args.out)))
+    return 0 if all(v["ok"] for v in verdicts) else 1
+
+
+def _acquire_failed(game: GameEntry, why: str) -> dict[str, object]:
+    """A verdict for a row that could not even be acquired (every check not reached)."""
+    from playsuite.harness.conformance import CHECKS
+
+    checks = [{"name": name, "ok": None, "detail": "not reached"} for name in CHECKS]
+    return {
+        "game": game.id,
+        "runtime": game.runtime,
+        "ok": False,
+        "failed_check": "acquire",
+        "reason": why,
+        "seconds": 0.0,
+        "checks": checks,
+    }

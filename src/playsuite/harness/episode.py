@@ -209,6 +209,9 @@ class EpisodeOutcome:
     screen: tuple[int, int] | None = None
     final_probes: dict[str, Any] = field(default_factory=dict)
     launch_s: float = 0.0
+    #: A sped-up native game's clock: the rate asked for, the rate it ended at, and why it fell
+    #: back to real time if it did (playsuite.runtimes.native_runtime).
+    native_clock: dict[str, Any] = field(default_factory=dict)
     model_s: float = 0.0
     invalid_steps: int = 0
     started: float = field(default_factory=time.perf_counter)
@@ -252,6 +255,8 @@ def episode_meta(
         meta["screen"] = list(outcome.screen)
     if outcome.final_probes:
         meta["final_probes"] = outcome.final_probes
+    if outcome.native_clock:
+        meta["native_clock"] = outcome.native_clock
     steps = recorder.steps
     meta.update(
         {
@@ -342,6 +347,7 @@ def run_episode(
             outcome.error = f"harness error: {type(exc).__name__}: {exc}"
         finally:
             env.close()
+        recorder.keep_logs(options.workdir)  # the worker deletes the run's folder afterwards
         meta = episode_meta(spec, agent.template_name, outcome, recorder, options.video_fps)
         recorder.finish(meta)
     return meta
@@ -406,3 +412,11 @@ def _play(
         if on_step is not None:
             on_step(decided.step, t_game)
     outcome.final_probes = env.unwrapped.probes()  # type: ignore[attr-defined]
+    runtime = env.unwrapped.runtime  # type: ignore[attr-defined]
+    asked = getattr(runtime, "asked_clock_rate", 1.0)
+    if asked != 1.0:
+        outcome.native_clock = {
+            "asked": asked,
+            "rate": runtime.clock_rate,
+            "fallback": runtime.clock_fallback,
+        }

@@ -44,6 +44,7 @@ class ShardJob:
     single_episode_dir: Path | None = None  # `playsuite play --out DIR`: a one-game job
     sandbox: str = "bwrap"  # "bwrap" here; "apptainer" on clusters without user namespaces
     apptainer_image: str | None = None  # containers/game-sandbox.sif for the apptainer backend
+    native_clock_rate: float = 1.0  # play.native_clock_rate: native games' game s per wall s
     lock_wait_s: float = 0.0  # play.lock_wait_s: wait this long for a shard another job holds
     min_free_mb: float = 0.0  # play.min_free_mb: free space needed in runs_dir (0: unchecked)
     cost_heartbeat_s: float = HEARTBEAT_S  # how often a running attempt's cost record is updated

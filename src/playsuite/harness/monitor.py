@@ -27,11 +27,12 @@ from types import TracebackType
 from typing import Any
 
 from playsuite.files import atomic_open
+from playsuite.records.episode import GAME_LOG_NAMES
 from playsuite.runtimes import procs
 
 MONITOR_DIR = "monitor"
 PROCESSES = "processes.tsv"
-GAME_LOGS = ("game.log", "browser.log")
+GAME_LOGS = GAME_LOG_NAMES  # the episode directory keeps them too (bounded); here: whole
 HEADER = "t_s\tevent\tpid\tppid\trss_kb\tcmdline\n"
 
 

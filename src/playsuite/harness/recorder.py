@@ -29,6 +29,8 @@ import numpy as np
 
 from playsuite.files import publish_dir, require_free_space
 from playsuite.records.episode import (
+    GAME_LOG_MAX_BYTES,
+    GAME_LOG_NAMES,
     TRACE_NAME,
     VIDEO_NAME,
     episode_finished,
@@ -48,7 +50,7 @@ def clean_partial(out_dir: Path) -> None:
         if child.name.startswith(".") and child.is_file():
             child.unlink()
     if not episode_finished(out_dir):
-        for name in (VIDEO_NAME, TRACE_NAME):
+        for name in (VIDEO_NAME, TRACE_NAME, *GAME_LOG_NAMES):
             (out_dir / name).unlink(missing_ok=True)
 
 
@@ -177,6 +179,18 @@ class EpisodeRecorder:
         self._trace.flush()
         self.steps += 1
 
+    def keep_logs(self, workdir: str | os.PathLike[str]) -> list[str]:
+        """Copy the game's logs (:data:`GAME_LOG_NAMES`) out of the run's working directory,
+        which the worker deletes after the episode; the names of those kept. Call it once the
+        game is stopped, so its log is complete."""
+        kept = []
+        for name in GAME_LOG_NAMES:
+            source = Path(workdir) / name
+            if source.is_file():
+                copy_bounded(source, self.staging / name, GAME_LOG_MAX_BYTES)
+                kept.append(name)
+        return kept
+
     def finish(self, meta: dict[str, Any]) -> None:
         """Close the video and trace, write ``meta.json`` beside them, then move the staging
         folder onto the episode directory (:class:`~playsuite.files.DirectoryTaken` if another
@@ -216,6 +230,30 @@ class EpisodeRecorder:
     ) -> None:
         if exc is not None:
             self.abort()
+
+
+def copy_bounded(source: Path, target: Path, max_bytes: int) -> None:
+    """Copy ``source`` to ``target``, or, when it is larger than ``max_bytes``, its first and
+    last ``max_bytes // 2`` bytes (cut at line ends where there are some) with a line between
+    them saying how much was left out: a game that prints every frame must not fill the disk,
+    and what went wrong is usually at the start or at the end."""
+    size = source.stat().st_size
+    with open(source, "rb") as src, open(target, "wb") as out:
+        if size <= max_bytes:
+            shutil.copyfileobj(src, out)
+            return
+        half = max_bytes // 2
+        head = src.read(half)
+        head = head[: head.rfind(b"\n") + 1] or head
+        src.seek(size - half)
+        tail = src.read(half)
+        tail = tail[tail.find(b"\n") + 1 :] or tail
+        left_out = size - len(head) - len(tail)
+        note = (
+            f"[playsuite: this log had {size} bytes; {left_out} bytes in the middle were left "
+            f"out, the first {len(head)} and the last {len(tail)} are kept]\n"
+        )
+        out.write(head + (b"" if head.endswith(b"\n") else b"\n") + note.encode() + tail)
 
 
 def _fsync(path: Path) -> None:

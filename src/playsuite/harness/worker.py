@@ -80,6 +80,7 @@ def _episode_spec(
             video_fps=job.fps_for(game),
             sandbox=job.sandbox,
             apptainer_image=job.apptainer_image,
+            clock_rate=job.native_clock_rate,
         ),
     )
     monitored = needs_monitoring(game.options)

@@ -116,14 +116,45 @@ def validate_launch_job(catalog: str, game_id: str, acquired: str, output: str, 
     try:
         result = validate_launch(game, files, workdir)
     finally:
-        logs = sorted(workdir.rglob("game.log"))
-        with open(log, "w") as out:
-            for path in logs:
-                out.write(f"== {path.relative_to(workdir)}\n{path.read_text(errors='replace')}\n")
+        _gather_logs(workdir, log)
         shutil.rmtree(workdir, ignore_errors=True)
     print(json.dumps(result))
     write_json_atomic(output, result)
     return result
+
+
+def conformance_job(catalog: str, game_id: str, acquired: str, output: str, log: str) -> dict:
+    """Rule check_conformance: one acquired game through the runtime contract
+    (playsuite.harness.conformance); its games' own logs are gathered into ``log``."""
+    from playsuite.harness.conformance import check_game
+
+    game = find_game(load_corpus(catalog), game_id)
+    workdir = Path(tempfile.mkdtemp(prefix=f"conformance-{game.id}-"))
+    try:
+        verdict = check_game(game, Path(acquired).parent / "files", workdir).to_dict()
+    finally:
+        _gather_logs(workdir, log)
+        shutil.rmtree(workdir, ignore_errors=True)
+    print(json.dumps(verdict))
+    write_json_atomic(output, verdict)
+    return verdict
+
+
+def conformance_table_job(verdicts: Sequence[str], table: str, summary_md: str) -> None:
+    """Rule conformance_table: a corpus's verdicts as one table and a Markdown summary (pass
+    counts per runtime, failure reasons counted)."""
+    from playsuite.files import atomic_open
+    from playsuite.records.conformance import read_table, summary, write_table
+
+    write_table(table, [json.loads(Path(p).read_text()) for p in verdicts])
+    with atomic_open(summary_md) as fh:
+        fh.write(summary(read_table(table)))
+
+
+def _gather_logs(workdir: Path, log: str) -> None:
+    with open(log, "w") as out:
+        for path in sorted(workdir.rglob("game.log")):
+            out.write(f"== {path.relative_to(workdir)}\n{path.read_text(errors='replace')}\n")
 
 
 def acquire_job(catalog: str, game_id: str, games_dir: str | Path, log: str) -> None:

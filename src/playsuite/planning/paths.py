@@ -40,6 +40,9 @@ GAMES_DIR = RESULTS + "/games"
 TINY_MODEL = RESULTS + "/engine/models/{arch}"
 ACQUIRED = GAMES_DIR + "/{game}/acquired.json"
 LAUNCH = GAMES_DIR + "/{game}/launch.json"
+CONFORMANCE = GAMES_DIR + "/{game}/conformance.json"
+CONFORMANCE_TABLE = RESULTS + "/conformance/{corpus}.tsv"
+CONFORMANCE_SUMMARY = RESULTS + "/conformance/{corpus}.md"
 ACQUIRED_BLOCK = GAMES_DIR + "/blocks/{corpus}/{block}.txt"
 CATALOG = RESULTS + "/catalog"
 CATALOG_DIR = CATALOG + "/{corpus}"
@@ -204,6 +207,10 @@ def acquired(game: str) -> str:
 
 def launch(game: str) -> str:
     return LAUNCH.format(game=game)
+
+
+def conformance(game: str) -> str:
+    return CONFORMANCE.format(game=game)
 
 
 def acquired_block(corpus: str, block: str) -> str:

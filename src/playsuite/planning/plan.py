@@ -9,6 +9,7 @@ every path it names comes from :mod:`playsuite.planning.paths`.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -16,6 +17,7 @@ from typing import Any
 
 from playsuite.analysis.settings import AnalysisSettings, analysis_settings
 from playsuite.config import Condition, load_validated
+from playsuite.corpus import GameEntry
 from playsuite.planning import paths
 from playsuite.planning.judge import JudgePlan
 from playsuite.planning.play import (
@@ -173,6 +175,22 @@ class Plan:
                 out[game.id] = self.config["corpora"][corpus]["table"]
         return out
 
+    @cached_property
+    def row_of_game(self) -> dict[str, GameEntry]:
+        """Game id -> its row in the first configured corpus that lists it."""
+        out: dict[str, GameEntry] = {}
+        for corpus in [] if self.scores_given else reversed(list(self.config["corpora"])):
+            for game in corpus_games(self.config, corpus):
+                out[game.id] = game
+        return out
+
+    def acquire_request(self, wc: Any) -> str:
+        """What decides a game's acquisition (its row's part; a local game's content hash), as
+        a rule parameter: a change reruns ``acquire_game`` (Snakemake's params trigger)."""
+        from playsuite.runtimes.acquire import request_of
+
+        return json.dumps(request_of(self.row_of_game[wc.game]), sort_keys=True)
+
     def corpus_of_game(self, game: str) -> str:
         try:
             return self.table_of_game[game]
@@ -193,6 +211,18 @@ class Plan:
                 if game.runtime in RUNTIMES
             }
         )
+
+    def conformance_files(self, wc: Any) -> list[str]:
+        """The conformance verdict of every game of corpus ``wc.corpus`` whose runtime exists."""
+        from playsuite.runtimes.factory import RUNTIMES
+
+        if wc.corpus not in self.config["corpora"]:
+            raise ValueError(f"corpus {wc.corpus!r} is not configured (corpora: ...)")
+        return [
+            paths.conformance(game.id)
+            for game in corpus_games(self.config, wc.corpus)
+            if game.runtime in RUNTIMES
+        ]
 
     # -- judging --------------------------------------------------------------------------------
 

@@ -271,9 +271,10 @@ def fault_options(config: Mapping[str, Any]) -> str:
 
 
 def sandbox_option(config: Mapping[str, Any]) -> str:
-    """``playsuite play-shard``'s sandbox options from ``play.sandbox``/``play.apptainer_image``."""
+    """``playsuite play-shard``'s runtime options: the sandbox (``play.sandbox``,
+    ``play.apptainer_image``) and the native games' clock rate (``play.native_clock_rate``)."""
     play = play_settings(config)
-    out = f" --sandbox {play['sandbox']}"
+    out = f" --sandbox {play['sandbox']} --native-clock-rate {play['native_clock_rate']}"
     if play.get("apptainer_image"):
         out += f" --apptainer-image {play['apptainer_image']}"
     return out

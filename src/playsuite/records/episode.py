@@ -7,6 +7,10 @@ The harness records an episode into ``results/runs/{corpus}/{preset}/{condition}
   the episode finished, with whatever status.
 - ``trace.jsonl`` (:class:`TraceStep`): one JSON object per agent step.
 - ``episode.mp4``: H.264 video of game time only (absent when no frame was ever produced).
+- ``game.log`` / ``browser.log`` (:data:`GAME_LOG_NAMES`): the game's own output as its runtime
+  logged it (pygame and native games: stdout and stderr; browser games: the page's console,
+  errors and blocked requests), kept when the episode ends. One larger than
+  :data:`GAME_LOG_MAX_BYTES` keeps its head and its tail, with a line in between saying so.
 
 The harness writes these files and the judges, the node runner's resume and the inspection pages
 read them back, all through this module, so a damaged or foreign file is named the same way
@@ -29,6 +33,12 @@ from playsuite.records.base import FORMAT_FIELD, RecordError, check_format, chec
 META_NAME = "meta.json"
 TRACE_NAME = "trace.jsonl"
 VIDEO_NAME = "episode.mp4"
+GAME_LOG_NAME = "game.log"
+BROWSER_LOG_NAME = "browser.log"
+#: The logs a runtime writes into its run's working directory, kept under the same names.
+GAME_LOG_NAMES = (GAME_LOG_NAME, BROWSER_LOG_NAME)
+#: Largest game log kept whole; a longer one keeps half of this from each end.
+GAME_LOG_MAX_BYTES = 2 * 1024 * 1024
 #: Version of ``meta.json`` this code writes (and the newest it reads).
 META_FORMAT = 1
 
@@ -123,6 +133,7 @@ META_TYPES: dict[str, tuple[type, ...]] = {
     "monitor_dir": (str,),
     "screen": (list,),
     "final_probes": (dict,),
+    "native_clock": (dict,),
     "status": (str,),
     "error": (str, _NONE),
     "stop_reason": (str,),
@@ -143,7 +154,7 @@ LIMITS_TYPES: dict[str, tuple[type, ...]] = {
 }
 #: Keys written only when they apply; every other key of :data:`META_TYPES` is in each
 #: ``meta.json`` of format 1.
-OPTIONAL_META = frozenset({"monitor_dir", "screen", "final_probes"})
+OPTIONAL_META = frozenset({"monitor_dir", "screen", "final_probes", "native_clock"})
 #: What an episode written before ``format`` must hold: how it ended.
 LEGACY_REQUIRED = ("status",)
 

@@ -2,20 +2,25 @@
 
 Every game is fetched by the workflow from where its row says it lives, never copied by hand:
 
-``debian``  ``apt-get download`` then ``dpkg -x`` (plus the package's same-version data packages)
+``debian``  ``apt-get download`` then ``dpkg -x`` of the package and its source's other packages,
+            plus its dependency closure beyond the host (``deps/``, shared; run at installed
+            paths: :func:`installed_layers`)
 ``pypi``    a per-game virtual environment (Debian's ``/usr/bin/python3``, system site packages
             visible so Debian's numpy is reused) with ``pip install package==version``
 ``npm``     ``npm pack`` then extraction of the tarball; ``options.page`` generates a start page
             for packages that ship only a script
-``local``   a directory in this repository (test fixtures, games kept in-tree)
+``local``   a directory in this repository (test fixtures, games kept in-tree), copied again
+            whenever its content changes
 ``itch``, ``pyweek``  an archive (zip or tar; a path or an ``http(s)://`` URL) unpacked with the
             catalog's :func:`~playsuite.archives.extract.safe_extract`, after a fresh safety
             triage of the very bytes being unpacked: a quarantined archive is never extracted
 
 Result layout, ``{games_dir}/{id}/``: ``files/`` (the game tree, read-only at ``/game`` in the
-sandbox) and ``acquired.json`` (what was fetched: packages, versions, sha256 of each download, a
-hash of the whole tree, the metadata read from the package). Work happens in a temporary sibling
-directory that is renamed into place, and ``acquired.json`` is written last, so an interrupted
+sandbox), for Debian games ``deps/`` (the packages of its dependency closure, linked from the
+shared store ``{games_dir}/.debian/``), and ``acquired.json`` (what was fetched: packages,
+versions, sha256 of each download, the dependencies met by the host, a hash of the whole tree,
+the metadata read from the package). Work happens in a temporary sibling directory that is
+renamed into place, and ``acquired.json`` is written last, so an interrupted
 acquisition never looks finished. Acquiring again with the same request is a no-op.
 """
 
@@ -42,10 +47,12 @@ from playsuite.runtimes.fetchers.common import (
     tree_sha256,
 )
 from playsuite.runtimes.fetchers.debian import acquire_debian, read_text_maybe_gz
+from playsuite.runtimes.fetchers.debian_closure import DEPS
 from playsuite.runtimes.fetchers.packages import (
     acquire_local,
     acquire_npm,
     acquire_pypi,
+    local_content,
     write_page,
 )
 
@@ -58,13 +65,14 @@ __all__ = [
     "acquire",
     "archive_triage",
     "game_root",
+    "installed_layers",
     "load_acquired",
     "read_text_maybe_gz",
     "request_of",
     "tree_sha256",
 ]
 
-MANIFEST_VERSION = 1
+MANIFEST_VERSION = 2  # 2: dependency closure (dependencies, host_packages, layers)
 ARCHIVE_SOURCES = ("itch", "pyweek")
 
 
@@ -90,8 +98,33 @@ class AcquiredGame:
         return dict(self.manifest.get("metadata") or {})
 
     @property
-    def missing_system_packages(self) -> list[str]:
-        return list(self.manifest.get("missing_system_packages") or [])
+    def unresolved_dependencies(self) -> list[str]:
+        """Dependency groups that neither the host nor the package index could satisfy."""
+        return list(self.manifest.get("unresolved_dependencies") or [])
+
+    @property
+    def usr_layers(self) -> tuple[Path, ...]:
+        """Trees laid over ``/usr`` in the sandbox (top first): see :func:`installed_layers`."""
+        return tuple(
+            self.root / name / "usr"
+            for name in self.manifest.get("layers") or ()
+            if (self.root / name / "usr").is_dir()
+        )
+
+
+def installed_layers(game_dir: str | os.PathLike[str]) -> tuple[Path, ...]:
+    """The ``/usr`` layers of the acquired game whose files are ``game_dir`` (none for a folder
+    that is not an acquired game, e.g. a test fixture played in place).
+
+    Debian games run with their own packages and their dependency closure at the paths they were
+    built for: the sandbox lays these trees over the host's ``/usr``.
+    """
+    root = Path(game_dir).absolute().parent
+    if Path(game_dir).name != FILES or not (root / MANIFEST).is_file():
+        return ()
+    with contextlib.suppress(OSError, ValueError):
+        return AcquiredGame(root.name, root, read_json(root / MANIFEST)).usr_layers
+    return ()
 
 
 def game_root(games_dir: str | os.PathLike[str], game_id: str) -> Path:
@@ -107,8 +140,10 @@ def load_acquired(games_dir: str | os.PathLike[str], game_id: str) -> AcquiredGa
     return AcquiredGame(game_id, root, read_json(path))
 
 
-def request_of(game: GameEntry) -> dict[str, Any]:
-    """The part of a row that decides what is fetched; a change means acquiring again."""
+def request_of(game: GameEntry, base_dir: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+    """What decides what is fetched: the row's part, and for a ``local`` game a hash of its
+    folder's content (``base_dir`` resolves a relative folder; default: the current directory).
+    A change means acquiring again."""
     request = {
         "source": game.source,
         "package": game.package,
@@ -118,6 +153,8 @@ def request_of(game: GameEntry) -> dict[str, Any]:
     }
     if game.source in ARCHIVE_SOURCES:  # a new catalog verdict is checked again
         request["triage"] = game.options.get("triage")
+    if game.source == "local":  # edited files are copied again
+        request["content"] = local_content(game, Path(base_dir or Path.cwd()))
     return request
 
 
@@ -136,11 +173,14 @@ def acquire(
     """
     games_dir = Path(games_dir).absolute()  # tools below report absolute paths
     root = game_root(games_dir, game.id)
-    request = request_of(game)
+    request = request_of(game, base_dir)
     if not force:
         with contextlib.suppress(AcquisitionError, OSError, ValueError):
             existing = load_acquired(games_dir, game.id)
-            if existing.manifest.get("request") == request:
+            manifest = existing.manifest
+            if manifest.get("request") == request and (
+                manifest.get("manifest_version") == MANIFEST_VERSION
+            ):
                 return existing
     handler = _HANDLERS.get(game.source)
     if handler is None:
@@ -166,7 +206,10 @@ def acquire(
             "version": result.get("version"),
             "packages": result.get("packages", []),
             "python": result.get("python"),
-            "missing_system_packages": result.get("missing_system_packages", []),
+            "dependencies": result.get("dependencies", []),
+            "host_packages": result.get("host_packages", {}),
+            "unresolved_dependencies": result.get("unresolved_dependencies", []),
+            "layers": result.get("layers", []),
             "metadata": result.get("metadata", {}),
             "files_sha256": tree_sha256(files),
             **({"triage": result["triage"]} if "triage" in result else {}),
@@ -187,17 +230,18 @@ def _staging(games_dir: Path, game_id: str) -> Iterator[Path]:
 
 
 def _install(stage: Path, root: Path) -> None:
-    """Move the staged ``files`` and manifest into ``root``; the manifest lands last."""
+    """Move the staged trees (``files``, ``deps``) and manifest into ``root``; the manifest lands
+    last."""
     root.mkdir(parents=True, exist_ok=True)
     (root / MANIFEST).unlink(missing_ok=True)
-    old = None
-    if (root / FILES).exists():
-        old = Path(tempfile.mkdtemp(prefix=f".{root.name}.old-", dir=root.parent))
-        os.replace(root / FILES, old / FILES)
-    os.replace(stage / FILES, root / FILES)
+    old = Path(tempfile.mkdtemp(prefix=f".{root.name}.old-", dir=root.parent))
+    for tree in (FILES, DEPS):
+        if (root / tree).exists():
+            os.replace(root / tree, old / tree)
+        if (stage / tree).exists():
+            os.replace(stage / tree, root / tree)
     os.replace(stage / MANIFEST, root / MANIFEST)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+    shutil.rmtree(old, ignore_errors=True)
 
 
 #: The fetcher of each source: it fills ``files`` and returns what it fetched.

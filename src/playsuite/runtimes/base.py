@@ -113,6 +113,7 @@ class RuntimeOptions:
     apptainer_image: str | None = None  # the apptainer backend's image (game-sandbox.sif)
     browser: WorkerBrowser | None = None  # a Chromium shared by the worker's browser games
     mesa_cache: Path | None = None  # a worker-wide Mesa shader cache (native / OpenGL games)
+    clock_rate: float = 1.0  # native games: game seconds per wall second (play.native_clock_rate)
 
 
 class Runtime(ABC):

@@ -14,17 +14,19 @@ focused, driven through XTEST and captured with mss (see :mod:`.xdisplay`). Clos
 to the game's processes and SIGKILL after a grace period (some games ignore SIGTERM), then the
 sandbox hunts down anything left in its PID namespace.
 
-Row fields: ``entry`` is the program relative to the game directory (``usr/games/supertux2``) or
-an absolute system path; ``args`` may name files as ``/game/...``. Optional ``options``: ``env``
+Row fields: ``entry`` is the program at its installed path (a Debian package's own launcher,
+``/usr/games/supertux2``: the sandbox lays the game's packages over ``/usr``) or relative to
+the game directory; ``args`` may name files as ``/game/...``. Optional ``options``: ``env``
 (extra environment), ``cwd`` (relative to the game directory), ``window_class`` (regular
 expression matched against WM_CLASS when a game opens several windows), ``ready_settle_s`` and
 ``ready_max_s`` (readiness, :mod:`.screen_settle`: the window is polled until its picture has
-held still, so a splash or loading screen is not the first frame; wall seconds, which are game
-seconds while the game launches).
+held still, so a splash or loading screen is not the first frame; in the game's own seconds:
+wall seconds times ``clock_rate`` while it launches).
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import re
@@ -41,6 +43,7 @@ from Xlib.error import XError
 from playsuite.actions.canonical import Action
 from playsuite.corpus import GameEntry
 from playsuite.runtimes import procs
+from playsuite.runtimes.acquire import installed_layers
 from playsuite.runtimes.base import (
     GameExited,
     GameFailure,
@@ -73,6 +76,9 @@ TERM_GRACE_S = 1.5
 #: Input starts this long into a slice: events that arrive the moment a game wakes from SIGSTOP
 #: can be lost (SuperTux's menu misses them), so the game runs a few frames first.
 INPUT_LEAD_S = 0.15
+#: A sped-up game keeps its rate while at least this share of captured frames is new whenever
+#: its picture moves at all (below it, it draws slower than the sped-up clock asks).
+MIN_DELIVERED = 0.5
 
 
 def _blank(frame: np.ndarray) -> bool:
@@ -100,6 +106,14 @@ class NativeRuntime(Runtime):
         self._t_launch = 0.0
         self.skipped_frames = 0  # video frames repeated because a capture fell behind
         self.last_slice_wall_s: float | None = None  # SIGCONT..SIGSTOP of the last slice
+        # Game seconds per wall second (libfaketime's speed): the row's options.clock_rate, else
+        # the run's; drops to 1 for good when the game cannot keep up (see _keep_up).
+        self.clock_rate = float(game.options.get("clock_rate") or options.clock_rate or 1.0)
+        self.clock_fallback: str | None = None  # why the rate fell back to 1, if it did
+        self.asked_clock_rate = self.clock_rate
+        self._sped = self.clock_rate if self.clock_rate != 1.0 else None
+        self._rate_base = 0.0  # fake-clock offset that keeps the game's time continuous
+        self._spawned_at = 0.0  # monotonic time the game's processes were started
 
     # -- interface ----------------------------------------------------------------------------
 
@@ -141,6 +155,8 @@ class NativeRuntime(Runtime):
         events = [replace(e, t=min(e.t + lead, seconds)) for e in schedule(actions, seconds)]
         captures = frame_times(seconds, frames_per_slice(seconds, self.video_fps))
         clock = {"start": 0.0}
+        rate = self.clock_rate
+        skipped_before = self.skipped_frames
         last = len(captures) - 1
         count = {"n": 0}
 
@@ -148,7 +164,7 @@ class NativeRuntime(Runtime):
             if self._stopped_at is not None:
                 self._resume()
                 clock["start"] = time.monotonic()
-            delay = clock["start"] + t - time.monotonic()
+            delay = clock["start"] + t / rate - time.monotonic()
             if delay > 0:
                 time.sleep(delay)
 
@@ -159,7 +175,7 @@ class NativeRuntime(Runtime):
             count["n"] += 1
             if index == last:
                 self._stop()  # the slice's last frame is the paused screen
-            elif grabbed and time.monotonic() > clock["start"] + captures[index + 1]:
+            elif grabbed and time.monotonic() > clock["start"] + captures[index + 1] / rate:
                 # Behind schedule (a busy X server): repeat the last frame rather than let the
                 # game run past the slice while we catch up.
                 self.skipped_frames += 1
@@ -180,6 +196,7 @@ class NativeRuntime(Runtime):
                 self._stop()
         self._t_game += seconds
         self.last_slice_wall_s = (self._stopped_at or time.monotonic()) - clock["start"]
+        self._keep_up(frames, seconds, self.skipped_frames - skipped_before)
         try:
             self._check_alive()
         except GameFailure as exc:
@@ -276,11 +293,13 @@ class NativeRuntime(Runtime):
             x11_display=display,
             extra_binds=binds,
             cwd=f"{GAME_DIR}/{cwd}" if cwd else None,
+            usr_layers=installed_layers(game_dir) if sandboxed else (),
         )
         self._log = open(self.options.workdir / "game.log", "a", encoding="utf-8")  # noqa: SIM115
         self._log.write(f"$ {' '.join(argv)}\n")
         self._log.flush()
         try:
+            self._spawned_at = time.monotonic()
             self._proc = SandboxedProcess(
                 policy,
                 argv,
@@ -323,12 +342,13 @@ class NativeRuntime(Runtime):
                 except (DisplayError, XError):
                     continue
                 now = time.perf_counter() - self._t_launch
+                game_now = now * self.clock_rate  # the game's clock runs at its rate from launch
                 settle = watches.setdefault(window.id, Settle(settle_s, max_s))
-                settle.see(frame.tobytes(), now)
+                settle.see(frame.tobytes(), game_now)
                 if not _blank(frame):
                     shown = window
                     self.launch_phases.setdefault("first_frame_s", now)
-                    if settle.ready(now):
+                    if settle.ready(game_now):
                         return window
             if time.monotonic() > deadline:
                 if shown is not None:  # drawn but still changing: the timeout bounds the wait
@@ -343,11 +363,45 @@ class NativeRuntime(Runtime):
     # -- the clock ----------------------------------------------------------------------------
 
     def _write_offset(self, stopped_s: float) -> None:
-        """Tell libfaketime to hide ``stopped_s`` seconds (atomic: the game reads it any time)."""
+        """Tell libfaketime to hide ``stopped_s`` seconds (atomic: the game reads it any time).
+
+        At speed ``r`` libfaketime shows a process ``start + offset + r * (now - start)``
+        (``start``: when the process loaded it), so hiding the stops takes an offset of
+        ``-r * stopped``; ``_rate_base`` keeps the clock continuous across a change of rate.
+        """
+        rate = self.clock_rate
+        offset = self._rate_base - rate * stopped_s
+        # Once sped up, the rate is always written: libfaketime keeps the last one it read.
+        spec = f"{offset:+.6f}" if self._sped is None else f"{offset:+.6f} x{rate:g}"
         path = self._scratch / FAKETIME_FILE
         tmp = path.with_suffix(".tmp")
-        tmp.write_text(f"-{stopped_s:.6f}\n", encoding="ascii")
+        tmp.write_text(spec + "\n", encoding="ascii")
         os.replace(tmp, path)
+
+    def _keep_up(self, frames: list[np.ndarray], seconds: float, skipped: int) -> None:
+        """Fall back to real time, for good, when a sped-up game cannot keep up.
+
+        A game keeps up when we could capture every frame on schedule and it drew a new
+        picture for at least ``MIN_DELIVERED`` of them (a game on software OpenGL that renders
+        slower than the sped-up clock asks shows the same picture again and again).
+        """
+        if self.clock_rate == 1.0 or len(frames) < 2:
+            return
+        new = sum(not np.array_equal(a, b) for a, b in itertools.pairwise(frames))
+        delivered = new / (len(frames) - 1)
+        # A still picture (a paused menu) says nothing about speed: only motion is judged.
+        if skipped == 0 and (new == 0 or delivered >= MIN_DELIVERED):
+            return
+        self.clock_fallback = (
+            f"at {self.clock_rate:g}x: {skipped} frames captured late, "
+            f"{delivered:.0%} of frames new, in a {seconds:g} s slice"
+        )
+        log.info("%s: clock back to 1x (%s)", self.game.id, self.clock_fallback)
+        # The game has seen base + r * (time it ran); from now on it sees base' + (time it ran),
+        # the same value at the switch (it is stopped here): base' = base + (r - 1) * ran.
+        ran = (self._stopped_at or time.monotonic()) - self._spawned_at - self._stopped_total
+        self._rate_base += (self.clock_rate - 1.0) * ran
+        self.clock_rate = 1.0
 
     def _pids(self) -> list[int]:
         return procs.tree(self._proc.pid) if self._proc is not None else []

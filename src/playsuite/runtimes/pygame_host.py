@@ -4,8 +4,9 @@ Started as a script by :mod:`playsuite.runtimes.pygame_runtime` inside the sandb
 game's interpreter (Debian's ``/usr/bin/python3`` or a per-game venv); the harness imports it only
 to find its files. It may use only the standard library, pygame and (optionally) numpy. Its parts
 (:data:`PARTS`) are bound beside it: ``pygame_host_patches`` (the clock, time and pygame patches),
-``pygame_host_input`` (scheduled input), ``pygame_host_imports`` (import hooks) and
-``screen_settle`` (when the launching game's picture has settled: its first frame).
+``pygame_host_input`` (scheduled input), ``pygame_host_imports`` (import hooks),
+``pygame_host_entry`` (starting the game's script or function) and ``screen_settle`` (when the
+launching game's picture has settled: its first frame).
 
 pygame and the clock functions are patched before the game is imported:
 
@@ -18,6 +19,8 @@ pygame and the clock functions are patched before the game is imported:
 * Input arrives as posted KEY/MOUSE events at scheduled virtual times, and ``key.get_pressed``,
   ``key.get_mods`` and the mouse state are patched to agree with them.
 * Fullscreen is removed; ``random`` (and numpy's global generator) are seeded.
+* A game that closes pygame (its Quit menu) gets no more input and its last frame is held; if
+  it still runs when the slice ends, it is reported as exited (code 0), never as crashed.
 
 Protocol: the harness writes one JSON line per command to stdin; the host answers on stdout with
 ``[4-byte big-endian header length][JSON header][payload]`` where the payload holds RGB frames.
@@ -35,8 +38,8 @@ the host exits. The video keeps what the game showed before it hung.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
-import importlib
 import json
 import os
 import resource
@@ -49,13 +52,19 @@ import types
 from collections import deque
 
 if __package__:  # imported from the package (the runtime finds the files, tests read constants)
-    import playsuite.runtimes.screen_settle as screen_settle
-    from playsuite.runtimes import pygame_host_imports, pygame_host_input, pygame_host_patches
+    from playsuite.runtimes import (
+        pygame_host_entry,
+        pygame_host_imports,
+        pygame_host_input,
+        pygame_host_patches,
+    )
+    from playsuite.runtimes import screen_settle as settle
 else:  # run as the sandbox's script: its parts lie beside it
+    import pygame_host_entry
     import pygame_host_imports
     import pygame_host_input
     import pygame_host_patches
-    import screen_settle
+    import screen_settle as settle
 
 FastImports = pygame_host_imports.FastImports
 InputSchedule = pygame_host_input.InputSchedule
@@ -67,7 +76,7 @@ NOWAIT_STEP = 1.0 / 30.0
 PROBE_FILE = "<probe"  # probes are compiled as "<probe NAME>": not game frames
 PROTOCOL_FD_FLOOR = 900  # the protocol pipes sit at or above this descriptor number
 #: The host's own modules: the sandbox binds each beside this script, and probes skip their frames.
-PARTS = (pygame_host_imports, pygame_host_input, pygame_host_patches, screen_settle)
+PARTS = (pygame_host_entry, pygame_host_imports, pygame_host_input, pygame_host_patches, settle)
 HOST_FILES = frozenset([__file__, *(part.__file__ for part in PARTS)])
 
 
@@ -99,7 +108,7 @@ class Host(InputSchedule):
         self.nowait_frames = int(config.get("nowait_frames", 10))
         self.blank_limit = float(config.get("blank_limit_s", 30.0))
         self.ready = False
-        self.settle = screen_settle.Settle.from_config(config)  # when the first frame is sent
+        self.settle = settle.Settle.from_config(config)  # when the first frame is sent
         self.video_size: tuple[int, int] | None = None
         self.cache_id = -1
         self.cache: bytes | None = None
@@ -154,7 +163,7 @@ class Host(InputSchedule):
     def command(self) -> dict:
         line = self.proto_in.readline()
         if not line:
-            os._exit(0)  # the harness is gone: nothing left to play for
+            exit_now(0)  # the harness is gone: nothing left to play for
         return json.loads(line)
 
     def pause(self) -> None:
@@ -171,7 +180,7 @@ class Host(InputSchedule):
                 self.slice_wall_start = _REAL_MONOTONIC()
                 return
             elif kind == "quit":
-                os._exit(0)
+                exit_now(0)
             else:
                 self.send({"type": "error", "error": f"unknown command {kind!r}"})
 
@@ -271,7 +280,7 @@ class Host(InputSchedule):
         for etype, timer in list(self.timers.items()):
             while timer[0] <= now and self.timers.get(etype) is timer:
                 event = timer[2] if timer[2] is not None else self.pg.event.Event(etype)
-                self.real["post"](event)
+                self.post(event)
                 timer[3] -= 1
                 if timer[3] == 0:
                     del self.timers[etype]
@@ -289,14 +298,27 @@ class Host(InputSchedule):
     def end_slice(self) -> None:
         frames = self.frames
         self.frames = []
+        if self.ready and not self.pg.display.get_init():
+            self.closed(frames)
         header = self.status("frames", len(frames))
         self.send_slice_end(header, b"".join(frames))
         self.pause()
+
+    def closed(self, frames: list[bytes]) -> None:
+        """The game closed its display but still runs at the slice's end (a farewell wait):
+        it has quit, so it ends here as if it had returned (exit code 0)."""
+        sys.stderr.write("playsuite: the game closed its display; its run ends here\n")
+        header = self.status("exit", len(frames))
+        header.update(code=0, error=None, launch=False)
+        self.send_slice_end(header, b"".join(frames))
+        exit_now(0)
 
     # ------------------------------------------------------------------ frames
 
     def grab(self) -> bytes | None:
         if self.cache_id == self.flips and self.cache is not None:
+            return self.cache
+        if not self.pg.display.get_init():  # the game has quit: its last frame stays
             return self.cache
         surface = self.real["get_surface"]()
         if surface is None or self.gl:
@@ -357,7 +379,7 @@ class Host(InputSchedule):
 
     def launch_failed(self, reason: str) -> None:
         self.send({"type": "exit", "code": None, "error": reason, "launch": True})
-        os._exit(3)
+        exit_now(3)
 
     # ------------------------------------------------------------------ waiting for events
 
@@ -406,36 +428,14 @@ host: Host
 pygame: types.ModuleType
 
 
-def _run_entry(config: dict) -> None:
-    entry = config["entry"]
-    game_dir = config.get("game_dir", "/game")
-    for extra in reversed(config.get("path") or []):
-        sys.path.insert(0, os.path.join(game_dir, extra))
-    args = list(config.get("args") or [])
-    if ":" in entry and not entry.endswith(".py"):
-        module_name, func_name = entry.split(":", 1)
-        sys.argv = [module_name, *args]
-        os.chdir(os.path.join(game_dir, config.get("cwd") or "."))
-        module = importlib.import_module(module_name)
-        host.namespace = module.__dict__
-        func = getattr(module, func_name)
-        if config.get("call") == "argv":
-            func(sys.argv)
-        else:
-            func()
-        return
-    path = os.path.join(game_dir, entry)
-    sys.argv = [path, *args]
-    sys.path.insert(0, os.path.dirname(path))
-    os.chdir(os.path.join(game_dir, config["cwd"]) if config.get("cwd") else os.path.dirname(path))
-    module = types.ModuleType("__main__")
-    module.__file__ = path
-    module.__builtins__ = __builtins__
-    sys.modules["__main__"] = module
-    host.namespace = module.__dict__
-    with open(path, "rb") as fh:
-        code = compile(fh.read(), path, "exec")
-    exec(code, module.__dict__)
+def exit_now(code: int) -> None:
+    """End the process without the game's clean-up, after writing out what it printed (the
+    log would lose its buffered output). Not for the stall watchdog: the hung main thread may
+    hold a stream's lock."""
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(code)
 
 
 def _protocol_fd(fd: int) -> int:
@@ -479,7 +479,7 @@ def main() -> None:
     pygame_host_imports.seed_generators(int(config.get("seed", 0)), lazy)
     code, error = 0, None
     try:
-        _run_entry(config)
+        pygame_host_entry.run_entry(config, host)
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
         if exc.code not in (None, 0) and not isinstance(exc.code, int):
@@ -491,8 +491,7 @@ def main() -> None:
     header = host.status("exit", len(frames))
     header.update(code=code, error=error, launch=not host.ready)
     host.send_slice_end(header, b"".join(frames))
-    sys.stderr.flush()
-    os._exit(0)
+    exit_now(0)
 
 
 if __name__ == "__main__":

@@ -70,7 +70,8 @@ def key_tables(pygame: Any) -> tuple[dict[str, int], dict[str, str], dict[int, i
 class InputSchedule:
     """Scheduled input of the host (mixed into ``Host``, which owns the attributes used here:
     ``pg``, ``real``, ``t``, ``schedule``, ``fresh``, ``pressed``, ``buttons``, ``mouse_pos``,
-    ``mouse_rel``, ``repeat``, ``video_size`` and ``push``)."""
+    ``mouse_rel``, ``repeat``, ``video_size`` and ``push``). Every event reaches the game
+    through :meth:`post`."""
 
     pg: Any
     real: dict
@@ -94,6 +95,17 @@ class InputSchedule:
                 self.fresh.add((event.get("key"), event.get("button")))
             self.inject(event, t)
 
+    def post(self, event: Any) -> None:
+        """Post ``event`` to the game while its display is open.
+
+        A game that quits through its own menu closes pygame (``pygame.quit()`` or
+        ``display.quit()``) and may still wait a little before it returns; pygame refuses
+        events then, and posting anyway would turn its clean exit into a crash. Its input is
+        dropped instead.
+        """
+        if self.pg.display.get_init():
+            self.real["post"](event)
+
     def blocked(self, event: dict) -> bool:
         return (
             event["kind"] in ("key_up", "button_up")
@@ -116,7 +128,7 @@ class InputSchedule:
             button = BUTTONS.get(event.get("button") or "left", 1)
             self.buttons[button - 1] = kind == "button_down"
             etype = pg.MOUSEBUTTONDOWN if kind == "button_down" else pg.MOUSEBUTTONUP
-            self.real["post"](pg.event.Event(etype, {"pos": self.mouse_pos, "button": button}))
+            self.post(pg.event.Event(etype, {"pos": self.mouse_pos, "button": button}))
         elif kind == "wheel":
             self._inject_wheel(int(event.get("y", 0)))
 
@@ -142,9 +154,9 @@ class InputSchedule:
         if mods & pg.KMOD_SHIFT:
             text = text.upper()
         attrs = {"key": code, "mod": mods, "scancode": 0, "unicode": text}
-        self.real["post"](pg.event.Event(etype, attrs))
+        self.post(pg.event.Event(etype, attrs))
         if kind == "key_down" and text and text.isprintable() and hasattr(pg, "TEXTINPUT"):
-            self.real["post"](pg.event.Event(pg.TEXTINPUT, {"text": text}))
+            self.post(pg.event.Event(pg.TEXTINPUT, {"text": text}))
 
     def _inject_motion(self, kind: str, event: dict) -> None:
         pg = self.pg
@@ -158,9 +170,7 @@ class InputSchedule:
         self.mouse_rel = [self.mouse_rel[0] + rel[0], self.mouse_rel[1] + rel[1]]
         self.mouse_pos = pos
         buttons = tuple(int(b) for b in self.buttons[:3])
-        self.real["post"](
-            pg.event.Event(pg.MOUSEMOTION, {"pos": pos, "rel": rel, "buttons": buttons})
-        )
+        self.post(pg.event.Event(pg.MOUSEMOTION, {"pos": pos, "rel": rel, "buttons": buttons}))
 
     def _inject_wheel(self, notches: int) -> None:
         """``notches`` positive: down. A MOUSEWHEEL event (pygame 2) and buttons 4/5 each."""
@@ -168,10 +178,10 @@ class InputSchedule:
         for _ in range(abs(notches)):
             if hasattr(pg, "MOUSEWHEEL"):
                 wheel = {"x": 0, "y": -1 if notches > 0 else 1, "flipped": False}
-                self.real["post"](pg.event.Event(pg.MOUSEWHEEL, wheel))
+                self.post(pg.event.Event(pg.MOUSEWHEEL, wheel))
             for etype in (pg.MOUSEBUTTONDOWN, pg.MOUSEBUTTONUP):
                 button = 5 if notches > 0 else 4
-                self.real["post"](pg.event.Event(etype, {"pos": self.mouse_pos, "button": button}))
+                self.post(pg.event.Event(etype, {"pos": self.mouse_pos, "button": button}))
 
     def mods(self) -> int:
         value = 0

@@ -32,7 +32,7 @@ import numpy as np
 from playsuite.actions import Action, clamp_to_screen
 from playsuite.corpus import GameEntry
 from playsuite.runtimes import pygame_host
-from playsuite.runtimes.acquire import DEBIAN_PYTHON, MANIFEST
+from playsuite.runtimes.acquire import DEBIAN_PYTHON, MANIFEST, installed_layers
 from playsuite.runtimes.base import (
     GameExited,
     GameFailure,
@@ -44,6 +44,7 @@ from playsuite.runtimes.base import (
     readiness,
 )
 from playsuite.runtimes.host_protocol import Expected, check_header, check_length, parse_header
+from playsuite.runtimes.pygame_entry import resolve_entry
 from playsuite.runtimes.timeline import schedule
 from playsuite.sandbox import GAME_DIR, Bind, SandboxedProcess, SandboxUnavailable, game_policy
 
@@ -95,6 +96,7 @@ class PygameRuntime(Runtime):
         backend = self.options.sandbox
         sandboxed = backend != "none"
         game_dir = Path(self.options.game_dir).absolute()
+        launch = resolve_entry(self.game, game_dir)  # a missing entry fails here, clearly
         python = self._python(game_dir, sandboxed)
         env = {
             "PYTHONHASHSEED": str(self.options.seed),
@@ -114,12 +116,13 @@ class PygameRuntime(Runtime):
             env=env,
             x11_display=self.options.display if opengl else None,
             extra_binds=(Bind(host_script, HOST_INSIDE), *host_binds),
+            usr_layers=installed_layers(game_dir) if sandboxed else (),
         )
         config = {
-            "entry": self.game.entry,
-            "args": list(self.game.args),
-            "cwd": game_opts.get("cwd"),
-            "path": list(game_opts.get("path") or []),
+            "entry": launch.entry,
+            "args": list(launch.args),
+            "cwd": launch.cwd,
+            "path": list(launch.path),
             "call": game_opts.get("call"),
             "opengl": opengl,
             "seed": self.options.seed,

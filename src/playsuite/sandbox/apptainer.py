@@ -6,7 +6,9 @@ host home), ``--net --network none`` (loopback only; unprivileged users may ask 
 not for a bridge), ``--writable-tmpfs`` (the image stays read-only; scratch writes go to the bound
 run directory), binds ``src:dst:ro`` for the game, ``--env`` for the environment, ``--pwd``.
 The image is the game-sandbox image built from ``containers/``; it supplies ``/usr`` instead of
-the host.
+the host. A Debian game's own packages and dependency closure (``usr_layers``) become read-only
+directory overlays (``--overlay DIR:ro``, listed bottom first), so they sit at their installed
+paths as they do under bubblewrap (not exercised here: this machine has no Apptainer).
 """
 
 from __future__ import annotations
@@ -57,6 +59,9 @@ def apptainer_argv(
         if bind.optional and not Path(bind.source).exists():
             continue
         argv += ["--bind", _bind_spec(Path(bind.source).absolute(), bind.target, bind.writable)]
+    # A Debian game's /usr layers: each layer's parent mirrors "/" (files/usr -> /usr).
+    for layer in reversed(policy.usr_layers):
+        argv += ["--overlay", f"{Path(layer).parent}:ro"]
     for key, value in sorted(policy.environment().items()):
         argv += ["--env", f"{key}={value}"]
     argv += ["--pwd", policy.cwd, str(image)]

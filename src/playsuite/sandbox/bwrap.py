@@ -7,6 +7,11 @@ game's processes die with the sandbox), network (only a loopback nobody listens 
 ``--die-with-parent`` kills the sandbox when the harness process dies. ``--disable-userns``
 (bubblewrap 0.8+) keeps game code from creating a user namespace of its own, in which it would be
 uid 0 with every capability; see :func:`can_disable_userns` for hosts whose bwrap cannot.
+
+A policy with ``usr_layers`` (a Debian game's own packages and dependency closure) gets an
+overlay of those trees and the host's ``/usr`` as its ``/usr``: bubblewrap 0.8 has no overlay
+option, so the command starts in a private user and mount namespace (``unshare``) that mounts the
+overlay, then runs bwrap nested inside it (see ``OVERLAY_SCRIPT``).
 """
 
 from __future__ import annotations
@@ -69,11 +74,62 @@ def can_disable_userns(bwrap: str) -> bool:
     return False
 
 
-def _system_args() -> list[str]:
+#: Mounts the overlay of a game's ``/usr`` layers, then becomes the bwrap command: run in a user
+#: and mount namespace of its own (``unshare``), so the mount is invisible outside and needs no
+#: privilege. The kernel's overlayfs first (unprivileged since Linux 5.11), fuse-overlayfs where
+#: the kernel refuses. Arguments: the lowerdir list, the mount point, then the bwrap argv.
+OVERLAY_SCRIPT = (
+    'mount -t overlay overlay -o "ro,lowerdir=$1" "$2" 2>/dev/null'
+    ' || fuse-overlayfs -o "lowerdir=$1" "$2" 2>/dev/null'
+    " || { echo \"playsuite sandbox: cannot lay the game's packages over /usr"
+    ' (overlay mount refused)" >&2; exit 125; }; shift 2; exec "$@"'
+)
+
+
+def merged_usr(policy: SandboxPolicy) -> Path:
+    """Where the layered ``/usr`` is mounted (a directory of the run's scratch, empty outside
+    the sandbox's own mount namespace)."""
+    return policy.scratch / ".sandbox" / "usr"
+
+
+def _lowerdir(layers: Sequence[Path]) -> str:
+    """overlayfs's ``lowerdir`` list: the layers top first, the host's ``/usr`` at the bottom
+    (``:``, ``,`` and ``\\`` in a path are escaped as the mount option requires)."""
+
+    def escape(path: Path | str) -> str:
+        return str(path).replace("\\", "\\\\").replace(":", "\\:").replace(",", "\\,")
+
+    return ":".join(escape(p) for p in [*layers, "/usr"])
+
+
+def _overlay_prefix(policy: SandboxPolicy) -> list[str]:
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        raise SandboxUnavailable("unshare (util-linux) is needed to run a Debian game's packages")
+    target = merged_usr(policy)
+    target.mkdir(parents=True, exist_ok=True)
+    return [
+        unshare,
+        "--user",
+        "--map-root-user",
+        "--mount",
+        "--",
+        "/bin/sh",
+        "-c",
+        OVERLAY_SCRIPT,
+        "sh",
+        _lowerdir(policy.usr_layers),
+        str(target),
+    ]
+
+
+def _system_args(usr: str = "/usr") -> list[str]:
     args: list[str] = []
     for path in SYSTEM_DIRS:
         if os.path.islink(path):
             args += ["--symlink", os.readlink(path), path]
+        elif path == "/usr":
+            args += ["--ro-bind", usr, path]
         elif os.path.isdir(path):
             args += ["--ro-bind", path, path]
     for name in ETC_ENTRIES:
@@ -95,7 +151,8 @@ def bwrap_argv(policy: SandboxPolicy, command: Sequence[str]) -> list[str]:
         raise ValueError("empty command")
     scratch = policy.scratch
     bwrap = bwrap_path()
-    argv = [bwrap, "--unshare-user"]
+    argv = _overlay_prefix(policy) if policy.usr_layers else []
+    argv += [bwrap, "--unshare-user"]
     if can_disable_userns(bwrap):
         argv.append("--disable-userns")  # needs --unshare-user: the game's namespace is ours
     argv += [
@@ -116,7 +173,7 @@ def bwrap_argv(policy: SandboxPolicy, command: Sequence[str]) -> list[str]:
     ]
     if not policy.network:
         argv.append("--unshare-net")
-    argv += _system_args()
+    argv += _system_args(str(merged_usr(policy)) if policy.usr_layers else "/usr")
     argv += [
         "--ro-bind",
         str(scratch / ".sandbox" / "passwd"),

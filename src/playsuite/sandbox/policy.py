@@ -11,7 +11,8 @@ Inside every sandbox the layout is fixed (see ``docs/runtimes.md``):
 ``/game``     the acquired game files, read-only
 ``/scratch``  this run's private writable directory; ``HOME`` is ``/scratch/home``
 ``/tmp``      private, empty, in memory
-``/usr``      the host's system files, read-only (plus a short list of ``/etc`` entries)
+``/usr``      the host's system files, read-only (plus a short list of ``/etc`` entries), with
+             the policy's ``usr_layers`` (a Debian game's packages) laid over them
 
 Nothing else of the host is visible: not the repository, not other runs, not ``/root``.
 """
@@ -108,10 +109,14 @@ class SandboxPolicy:
     share_sys: bool = False  # /sys read-only (Chromium and Mesa probe it; games do not need it)
     cwd: str = SCRATCH_DIR
     hostname: str = "playsuite"
+    #: Host trees laid over ``/usr``, top first (a game's packages and their dependencies at the
+    #: paths they were built for); the host's ``/usr`` stays the bottom layer.
+    usr_layers: tuple[Path, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "scratch", Path(self.scratch).absolute())
         object.__setattr__(self, "env", dict(self.env))
+        object.__setattr__(self, "usr_layers", tuple(Path(p).absolute() for p in self.usr_layers))
         if self.x11_display is not None:
             display_number(self.x11_display)  # validates
 
@@ -191,6 +196,7 @@ def game_policy(
     x11_display: str | None = None,
     extra_binds: tuple[Bind, ...] = (),
     cwd: str | None = None,
+    usr_layers: tuple[Path, ...] = (),
 ) -> SandboxPolicy:
     """The usual policy: the game read-only at ``/game``, scratch at ``/scratch``, no network."""
     binds: list[Bind] = []
@@ -203,4 +209,5 @@ def game_policy(
         env=dict(env or {}),
         x11_display=x11_display,
         cwd=cwd or (GAME_DIR if game_dir is not None else SCRATCH_DIR),
+        usr_layers=usr_layers,
     )

@@ -28,11 +28,13 @@ class AcquisitionError(RuntimeError):
     """A game could not be fetched or unpacked; the message says which step failed."""
 
 
-def tree_sha256(path: Path) -> str:
-    """One hash over every file's relative path and content (symlinks by their target)."""
+def tree_sha256(path: Path, ignore: tuple[str, ...] = ()) -> str:
+    """One hash over every file's relative path and content (symlinks by their target);
+    files and folders named in ``ignore`` are left out wherever they are."""
     digest = hashlib.sha256()
     for dirpath, dirnames, filenames in os.walk(path):
-        dirnames.sort()
+        dirnames[:] = sorted(d for d in dirnames if d not in ignore)
+        filenames = [f for f in filenames if f not in ignore]
         for name in sorted(filenames + [d for d in dirnames if os.path.islink(Path(dirpath, d))]):
             full = Path(dirpath, name)
             rel = full.relative_to(path).as_posix()

@@ -1,6 +1,7 @@
-"""Debian games: ``apt-get download`` of the package and its same-version data packages, then
-``dpkg -x`` into the game tree, with links made to work under ``/game`` and the metadata read
-from the package's control fields, desktop file and copyright file."""
+"""Debian games: the package and the rest of its source's packages (``-data``...) unpacked with
+``dpkg -x`` into the game tree, its other dependencies resolved and shared
+(:mod:`.debian_closure`), links made to work under ``/game`` too, and the metadata read from the
+package's control fields, desktop file and copyright file."""
 
 from __future__ import annotations
 
@@ -13,62 +14,16 @@ from pathlib import Path
 from typing import IO, Any
 
 from playsuite.corpus import GameEntry
-from playsuite.processes import probe
+from playsuite.runtimes.fetchers.apt_index import AptIndex, control_fields
 from playsuite.runtimes.fetchers.common import (
     DEBIAN_PYTHON,
+    FILES,
     AcquisitionError,
     file_sha256,
     find_readme,
     run_logged,
 )
-
-
-def _control_fields(text: str) -> dict[str, str]:
-    """Parse one RFC-822 style stanza (continuation lines keep their leading space)."""
-    fields: dict[str, str] = {}
-    key = None
-    for line in text.splitlines():
-        if not line.strip():
-            if fields:
-                break
-            continue
-        if line[0] in " \t" and key:
-            fields[key] += "\n" + line
-        elif ":" in line:
-            key, _, value = line.partition(":")
-            key = key.strip()
-            fields[key] = value.strip()
-    return fields
-
-
-def _depends(field: str) -> list[list[tuple[str, str | None]]]:
-    """``a (>= 1) | b, c (= 2)`` -> [[("a", ">= 1"), ("b", None)], [("c", "= 2")]]."""
-    out = []
-    for group in field.split(","):
-        alts = []
-        for alt in group.split("|"):
-            match = re.match(r"\s*([^\s(:]+)(?::\S+)?\s*(?:\(([^)]*)\))?", alt)
-            if match:
-                alts.append((match.group(1), match.group(2).strip() if match.group(2) else None))
-        if alts:
-            out.append(alts)
-    return out
-
-
-def _installed(package: str) -> bool:
-    """Is ``package`` installed on the host (False where there is no dpkg to ask)?"""
-    proc = probe(["dpkg-query", "-W", "-f=${Status}", package])
-    if proc is None:
-        return False
-    if proc.returncode == 0 and "install ok installed" in proc.stdout:
-        return True
-    # A virtual package is satisfied by any installed provider.
-    proc = probe(["dpkg-query", "-W", "-f=${Status} ${Provides}\n", "*"])
-    return proc is not None and any(
-        "install ok installed" in line
-        and re.search(rf"(^|[\s,]){re.escape(package)}([\s,(]|$)", line.split("installed", 1)[1])
-        for line in proc.stdout.splitlines()
-    )
+from playsuite.runtimes.fetchers.debian_closure import DEPS, fetch_into_store, link_closure, resolve
 
 
 def _debian_description(fields: dict[str, str]) -> tuple[str, str]:
@@ -107,13 +62,14 @@ def _debian_author(files: Path, package: str) -> str:
     return ""
 
 
-def _fix_symlinks(files: Path) -> None:
-    """Make the unpacked tree's links work where the sandbox mounts it (``/game``).
+def _fix_symlinks(files: Path, deps: Path) -> None:
+    """Make the unpacked tree's links work where the sandbox mounts it (``/game``) too.
 
     Packages link into themselves with absolute paths (``/usr/share/games/x/...``) and to files
-    of other, installed packages with relative paths (``../../fonts/...``). Each link is
-    resolved as if the tree were installed at ``/``: a target inside the tree becomes a relative
-    link, a target only the system has becomes an absolute link to the system path.
+    of other packages with relative paths (``../../fonts/...``). Each link is resolved as if the
+    tree were installed at ``/``: a target inside the tree becomes a relative link, a target that
+    the game's dependencies (laid over ``/usr`` in the sandbox) or the host have becomes an
+    absolute link to the installed path.
     """
     for link in [p for p in files.rglob("*") if p.is_symlink()]:
         target = os.readlink(link)
@@ -122,7 +78,7 @@ def _fix_symlinks(files: Path) -> None:
         in_tree = files / as_installed.relative_to("/")
         if os.path.lexists(in_tree):
             new = os.path.relpath(in_tree, link.parent)
-        elif os.path.lexists(as_installed):
+        elif os.path.lexists(deps / as_installed.relative_to("/")) or os.path.lexists(as_installed):
             new = str(as_installed)
         else:
             continue
@@ -131,41 +87,34 @@ def _fix_symlinks(files: Path) -> None:
             link.symlink_to(new)
 
 
-def _apt_show(spec: str, log: IO[str] | None) -> dict[str, str]:
-    return _control_fields(run_logged(["apt-cache", "show", "--no-all-versions", spec], log))
-
-
 def acquire_debian(
     game: GameEntry, stage: Path, files: Path, base_dir: Path, log: IO[str] | None
 ) -> dict[str, Any]:
+    """The game's own packages into ``files``, the rest of its closure into ``deps`` (linked
+    from the store shared by all games under the same games directory)."""
     main = game.package
-    spec = f"{main}={game.version}" if game.version else main
-    fields = _apt_show(spec, log)
-    version = fields.get("Version")
-    if not version:
+    index = AptIndex(log)
+    fields = index.show(main, game.version or None)
+    if fields is None:
+        spec = f"{main}={game.version}" if game.version else main
         raise AcquisitionError(f"{game.id}: apt-cache knows no package {spec!r}")
-    # Same-version dependencies are the package's own data/arch-independent parts.
-    pins = [spec]
-    names = [main]
-    for group in _depends(fields.get("Depends", "")):
-        name, constraint = group[0]
-        if len(group) == 1 and constraint == f"= {version}" and name not in names:
-            names.append(name)
-            pins.append(f"{name}={version}")
-    for name in (game.options.get("acquire") or {}).get("packages", []):
-        if name not in names:
-            names.append(name)
-            pins.append(name)
+    extra = list((game.options.get("acquire") or {}).get("packages", []))
+    closure = resolve(fields, index, extra)
     downloads = stage / "downloads"
     downloads.mkdir()
-    run_logged(["apt-get", "download", "-q", *pins], log, cwd=downloads)
+    run_logged(
+        ["apt-get", "download", "-q", *(f"{p.name}={p.version}" for p in closure.own)],
+        log,
+        cwd=downloads,
+    )
     debs = sorted(downloads.glob("*.deb"))
-    if len(debs) != len(names):
-        raise AcquisitionError(f"{game.id}: expected {len(names)} .deb files, got {len(debs)}")
+    if len(debs) != len(closure.own):
+        raise AcquisitionError(
+            f"{game.id}: expected {len(closure.own)} .deb files, got {len(debs)}"
+        )
     packages = []
-    depends: list[list[tuple[str, str | None]]] = []
     for deb in debs:
-        control = _control_fields(run_logged(["dpkg-deb", "-f", str(deb)], log))
+        control = control_fields(run_logged(["dpkg-deb", "-f", str(deb)], log))
         if control.get("Package") == main:
             fields = {**fields, **control}
         run_logged(["dpkg-deb", "-x", str(deb), str(files)], log)
@@ -177,16 +126,12 @@ def acquire_debian(
                 "sha256": file_sha256(deb),
             }
         )
-        depends += _depends(control.get("Depends", "")) + _depends(control.get("Pre-Depends", ""))
-    _fix_symlinks(files)
-    fetched = {p["name"] for p in packages}
-    missing = sorted(
-        {
-            " | ".join(n for n, _ in group)
-            for group in depends
-            if not any(n in fetched for n, _ in group) and not any(_installed(n) for n, _ in group)
-        }
-    )
+    games_dir = stage.parent
+    dependencies = fetch_into_store(games_dir, closure.fetched, log)
+    deps = stage / DEPS
+    if closure.fetched:
+        link_closure(games_dir, closure.fetched, deps)
+    _fix_symlinks(files, deps)
     synopsis, body = _debian_description(fields)
     tags = [t.strip() for t in fields.get("Tag", "").replace("\n", " ").split(",") if t.strip()]
     metadata = {
@@ -200,10 +145,13 @@ def acquire_debian(
         "readme": find_readme(files, [files / "usr/share/doc" / main]),
     }
     return {
-        "version": version,
+        "version": fields["Version"],
         "packages": packages,
+        "dependencies": dependencies,
+        "host_packages": dict(sorted(closure.host.items())),
+        "unresolved_dependencies": closure.unresolved,
+        "layers": [FILES, DEPS] if closure.fetched else [FILES],
         "python": DEBIAN_PYTHON,
-        "missing_system_packages": missing,
         "metadata": metadata,
     }
 

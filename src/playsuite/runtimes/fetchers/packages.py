@@ -22,7 +22,11 @@ from playsuite.runtimes.fetchers.common import (
     find_readme,
     row_metadata,
     run_logged,
+    tree_sha256,
 )
+
+#: What is never copied from a local game's folder (nor counted in its content hash).
+LOCAL_IGNORE = ("__pycache__",)
 
 _DIST_INFO = """
 import importlib.metadata as md, json, sys
@@ -151,15 +155,30 @@ def write_page(files: Path, page: dict[str, Any]) -> None:
 # ---------------------------------------------------------------------------------------- local
 
 
+def local_source(game: GameEntry, base_dir: Path) -> Path:
+    """The folder a ``local`` game is copied from (``package``, relative to ``base_dir``)."""
+    source = Path(game.package)
+    return source if source.is_absolute() else base_dir / source
+
+
+def local_content(game: GameEntry, base_dir: Path) -> str | None:
+    """A hash of what :func:`acquire_local` would copy (``None`` when the folder is missing).
+
+    It goes into the game's acquisition request, so editing a file of the folder acquires the
+    game again while an unchanged folder stays a no-op. Reading the folder costs little: local
+    games are small folders of this repository (test fixtures, in-tree games).
+    """
+    source = local_source(game, base_dir)
+    return tree_sha256(source, LOCAL_IGNORE) if source.is_dir() else None
+
+
 def acquire_local(
     game: GameEntry, stage: Path, files: Path, base_dir: Path, log: IO[str] | None
 ) -> dict[str, Any]:
-    source = Path(game.package)
-    if not source.is_absolute():
-        source = base_dir / source
+    source = local_source(game, base_dir)
     if not source.is_dir():
         raise AcquisitionError(f"{game.id}: local game directory {source} does not exist")
-    shutil.copytree(source, files, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(source, files, dirs_exist_ok=True, ignore=shutil.ignore_patterns(*LOCAL_IGNORE))
     return {
         "version": game.version,
         "packages": [{"name": game.package, "version": game.version}],
