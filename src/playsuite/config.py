@@ -97,6 +97,13 @@ def schema_default(schema_name: str, *keys: str) -> Any:
     return node["default"]
 
 
+def game_option_default(name: str) -> Any:
+    """The corpus schema's ``default`` for the row option ``options.{name}`` (a runtime setting
+    every runtime reads, e.g. ``ready_settle_s``), so runtimes write no default of their own."""
+    options = _schema("corpus")["$defs"]["game"]["properties"]["options"]
+    return options["properties"][name]["default"]
+
+
 def _filling_validator(schema: dict[str, Any]) -> jsonschema.protocols.Validator:
     """A validator of ``schema`` that writes each missing property's ``default`` into the
     instance before descending into it (what Snakemake's ``validate`` does to the workflow

@@ -70,7 +70,8 @@ CASES = {
         game=fixture_game("probe_game", probes=PROBES),
         local_files=None,
         fps=30.0,
-        failing=fixture_game("probe_game", args=("--crash-after", "5"), probes=PROBES),
+        # frame 20: after the first frame settled (0.5 s, frame 16), inside the 1 s slice
+        failing=fixture_game("probe_game", args=("--crash-after", "20"), probes=PROBES),
         failure_actions=(Wait(),),
         failure_status=RunStatus.CRASHED,
     ),

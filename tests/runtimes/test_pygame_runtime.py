@@ -74,18 +74,19 @@ def test_seeded_runs_are_identical(acquired, run_options) -> None:
 def test_never_waiting_game_gets_frame_time(acquired, run_options) -> None:
     game = probe_game("--fps", "0")
     with make_runtime(game, run_options(acquired(game))) as rt:
-        rt.start()
+        start = rt.start()
         assert len(rt.act([Wait()], 1.0)) == 30
-        assert abs(rt.probes()["ticks"] - 1000) <= 34  # 1/30 s per flipped frame
+        assert abs(rt.probes()["ticks"] - start.probes["ticks"] - 1000) <= 34  # 1/30 s per flip
 
 
 @pytest.mark.parametrize(
     ("args", "status", "during"),
     [
         (("--never-render",), RunStatus.LAUNCH_FAILED, "start"),
-        (("--crash-after", "5"), RunStatus.CRASHED, "act"),
-        (("--hang-after", "5"), RunStatus.TIMEOUT, "act"),
-        (("--exit-after", "5"), RunStatus.OK, "act"),
+        # 30 frames: after the first frame has settled (0.5 s), early in the 2 s slice
+        (("--crash-after", "30"), RunStatus.CRASHED, "act"),
+        (("--hang-after", "30"), RunStatus.TIMEOUT, "act"),
+        (("--exit-after", "30"), RunStatus.OK, "act"),
     ],
 )
 def test_failures_become_statuses(acquired, run_options, args, status, during) -> None:
@@ -116,7 +117,7 @@ def test_failures_become_statuses(acquired, run_options, args, status, during) -
 def test_a_hung_slice_hands_over_the_frames_it_made(acquired, run_options) -> None:
     """About a second into a 2 s slice the game spins forever: the host's stall watchdog sends
     the frames shown before the hang (for the video) ahead of the harness's own limit."""
-    game = probe_game("--hang-after", "30")
+    game = probe_game("--hang-after", "45")  # the first frame settles at frame 15
     rt = make_runtime(game, run_options(acquired(game), slice_timeout_s=4.0))
     try:
         start = rt.start()

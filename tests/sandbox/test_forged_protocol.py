@@ -40,7 +40,9 @@ def _reset_peak_rss() -> None:
 
 
 def _forging_game(kind: str):
-    return fixture_game("forging_game", args=("--forge", kind))
+    # Ready at the first non-blank frame (no settling): the game forges on its second flip,
+    # which must then fall inside the first slice.
+    return fixture_game("forging_game", args=("--forge", kind), options={"ready_settle_s": 0})
 
 
 def test_a_forged_oversized_frame_is_refused_before_it_is_read(acquired, run_options) -> None:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from playsuite.actions import Action
+from playsuite.config import game_option_default
 from playsuite.corpus import GameEntry
 
 if TYPE_CHECKING:  # the browser module imports this one
@@ -162,6 +163,15 @@ class Runtime(ABC):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def readiness(game: GameEntry) -> tuple[float, float]:
+    """``(settle_s, max_s)`` of the readiness rule (:mod:`playsuite.runtimes.screen_settle`):
+    the row's ``options.ready_settle_s`` / ``ready_max_s``, else the corpus schema's defaults."""
+    opts = game.options or {}
+    return tuple(  # type: ignore[return-value]
+        float(opts.get(key, game_option_default(key))) for key in ("ready_settle_s", "ready_max_s")
+    )
 
 
 def frames_per_slice(seconds: float, fps: float) -> int:

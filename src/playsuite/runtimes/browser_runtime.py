@@ -39,8 +39,10 @@ from playsuite.runtimes.base import (
     Runtime,
     RuntimeOptions,
     frames_per_slice,
+    readiness,
 )
 from playsuite.runtimes.browser_worker import CHROMIUM, CHROMIUM_ARGS, WorkerBrowser
+from playsuite.runtimes.screen_settle import Settle
 from playsuite.runtimes.timeline import InputEvent, frame_times, play_timeline, schedule
 
 log = logging.getLogger(__name__)
@@ -52,6 +54,7 @@ DEFAULT_SCREEN = (1280, 720)
 CLOCK_START_S = 1_700_000_000  # fixed epoch for Date.now(): runs are repeatable
 READY_STEP_MS = 50  # readiness is polled in this much game time
 READY_MIN_MS = 200  # let rAF loops draw a few frames before the first screenshot counts
+SETTLE_STEP_MS = 100  # once the page shows something, it is looked at this often (game time)
 WHEEL_PIXELS_PER_NOTCH = 100
 INIT_SCRIPT = Path(__file__).with_name("browser_init.js")
 
@@ -122,8 +125,10 @@ class BrowserRuntime(Runtime):
     ``GameEntry.entry`` is the page relative to the game directory (``index.html``,
     ``package/lib/index.html``); ``screen`` sets the viewport (default 1280x720). Optional
     ``options``: ``ready`` (a JavaScript expression that is truthy once the game can be played),
-    ``ready_min_ms`` (game time to run before the first frame counts), ``allow_workers``
-    (true when the game's workers do not run its loop). Probes are JavaScript expressions.
+    ``ready_min_ms`` (game time to run before the first frame counts), ``ready_settle_s`` /
+    ``ready_max_s`` (the first frame is the picture once it has settled, :mod:`.screen_settle`),
+    ``allow_workers`` (true when the game's workers do not run its loop). Probes are JavaScript
+    expressions.
     """
 
     def __init__(self, game: GameEntry, options: RuntimeOptions) -> None:
@@ -294,29 +299,38 @@ class BrowserRuntime(Runtime):
     def _await_ready(
         self, ready: str, min_ms: int, allow_workers: bool, deadline: float
     ) -> np.ndarray:
-        """Run game time in small steps until the game is ready; its first frame."""
+        """Run game time in small steps until the game is ready and its picture has settled
+        (:mod:`.screen_settle`, in page-clock time); its first frame."""
         page = self._page
         waited = 0
+        settle = Settle(*readiness(self.game))
         while True:
+            frame: np.ndarray | None = None
             if self._loop_workers and not allow_workers:
                 raise GameFailure(
                     RunStatus.LAUNCH_FAILED,
                     "excluded: the game runs its loop in a Web Worker "
                     f"({', '.join(self._loop_workers)}), which the page clock cannot freeze",
                 )
+            step = READY_STEP_MS
             if waited >= min_ms and (not ready or page.evaluate(f"() => !!({ready})")):
                 frame = self._capture()
+                settle.see(frame.tobytes(), waited / 1000)
                 if not _blank(frame):
-                    return frame
+                    if settle.ready(waited / 1000):
+                        return frame
+                    step = SETTLE_STEP_MS
             if time.monotonic() > deadline:
+                if frame is not None and not _blank(frame):
+                    return frame  # drawn but still changing: the timeout bounds the wait
                 raise GameFailure(
                     RunStatus.LAUNCH_FAILED,
                     f"not ready after {waited / 1000:g} s of game time "
                     f"({self.options.launch_timeout_s:g} s wall)"
                     + (f"; condition {ready!r}" if ready else "; screen stayed blank"),
                 )
-            self._run_to(self._ms + READY_STEP_MS)
-            waited += READY_STEP_MS
+            self._run_to(self._ms + step)
+            waited += step
 
     def _run_to(self, target_ms: int) -> None:
         """Advance the page clock to ``target_ms`` (every timer and animation frame runs)."""

@@ -8,7 +8,7 @@ real frame:
   takes longer (a fixed-wait launcher would have captured a game that was not ready: the row's
   status says ``late``).
 * ``polling`` -- fresh display and browser per game, readiness polled (the runtime's own
-  ``start()``, which returns at the first non-blank frame).
+  ``start()``, which returns once the first picture has settled: :mod:`.screen_settle`).
 * ``reuse`` -- readiness polling, and the worker's browser (browser games) or virtual display
   and shader cache (native and OpenGL games) kept running across games, as the harness does
   (:class:`~playsuite.runtimes.resources.WorkerResources`). Other pygame games have nothing to

@@ -18,8 +18,10 @@ Row fields: ``entry`` is the program at its installed path (a Debian package's o
 ``/usr/games/supertux2``: the sandbox lays the game's packages over ``/usr``) or relative to
 the game directory; ``args`` may name files as ``/game/...``. Optional ``options``: ``env``
 (extra environment), ``cwd`` (relative to the game directory), ``window_class`` (regular
-expression matched against WM_CLASS when a game opens several windows), ``ready_after_s``
-(wall seconds to let the game run after its first non-blank frame, for splash screens).
+expression matched against WM_CLASS when a game opens several windows), ``ready_settle_s`` and
+``ready_max_s`` (readiness, :mod:`.screen_settle`: the window is polled until its picture has
+held still, so a splash or loading screen is not the first frame; in the game's own seconds:
+wall seconds times ``clock_rate`` while it launches).
 """
 
 from __future__ import annotations
@@ -50,7 +52,9 @@ from playsuite.runtimes.base import (
     Runtime,
     RuntimeOptions,
     frames_per_slice,
+    readiness,
 )
+from playsuite.runtimes.screen_settle import Settle
 from playsuite.runtimes.timeline import InputEvent, frame_times, play_timeline, schedule
 from playsuite.runtimes.xdisplay import DisplayError, VirtualDisplay, Window, XClient
 from playsuite.sandbox import (
@@ -75,7 +79,6 @@ INPUT_LEAD_S = 0.15
 #: A sped-up game keeps its rate while at least this share of captured frames is new whenever
 #: its picture moves at all (below it, it draws slower than the sped-up clock asks).
 MIN_DELIVERED = 0.5
-READY_AFTER_S = 0.3  # run on after the first non-blank frame: some games draw it in parts
 
 
 def _blank(frame: np.ndarray) -> bool:
@@ -314,7 +317,9 @@ class NativeRuntime(Runtime):
         assert self._x is not None and self._proc is not None
         opts = self.game.options or {}
         pattern = re.compile(str(opts.get("window_class", "")), re.I)
-        settle = float(opts.get("ready_after_s", READY_AFTER_S))
+        settle_s, max_s = readiness(self.game)
+        watches: dict[int, Settle] = {}  # window id -> its frames so far
+        shown: Window | None = None  # the last window seen with a non-blank frame
         deadline = time.monotonic() + self.options.launch_timeout_s
         while True:
             code = self._proc.poll()
@@ -336,16 +341,18 @@ class NativeRuntime(Runtime):
                     frame = self._x.capture(window)
                 except (DisplayError, XError):
                     continue
+                now = time.perf_counter() - self._t_launch
+                game_now = now * self.clock_rate  # the game's clock runs at its rate from launch
+                settle = watches.setdefault(window.id, Settle(settle_s, max_s))
+                settle.see(frame.tobytes(), game_now)
                 if not _blank(frame):
-                    self.launch_phases.setdefault(
-                        "first_frame_s", time.perf_counter() - self._t_launch
-                    )
-                    if settle > 0:
-                        time.sleep(settle)
-                        settle = 0.0
-                        break  # look again: the window may have changed
-                    return window
+                    shown = window
+                    self.launch_phases.setdefault("first_frame_s", now)
+                    if settle.ready(game_now):
+                        return window
             if time.monotonic() > deadline:
+                if shown is not None:  # drawn but still changing: the timeout bounds the wait
+                    return shown
                 raise GameFailure(
                     RunStatus.LAUNCH_FAILED,
                     f"no non-blank window after {self.options.launch_timeout_s:g} s; "

@@ -4,8 +4,9 @@ Started as a script by :mod:`playsuite.runtimes.pygame_runtime` inside the sandb
 game's interpreter (Debian's ``/usr/bin/python3`` or a per-game venv); the harness imports it only
 to find its files. It may use only the standard library, pygame and (optionally) numpy. Its parts
 (:data:`PARTS`) are bound beside it: ``pygame_host_patches`` (the clock, time and pygame patches),
-``pygame_host_input`` (scheduled input), ``pygame_host_imports`` (import hooks) and
-``pygame_host_entry`` (starting the game's script or function).
+``pygame_host_input`` (scheduled input), ``pygame_host_imports`` (import hooks),
+``pygame_host_entry`` (starting the game's script or function) and ``screen_settle`` (when the
+launching game's picture has settled: its first frame).
 
 pygame and the clock functions are patched before the game is imported:
 
@@ -57,11 +58,13 @@ if __package__:  # imported from the package (the runtime finds the files, tests
         pygame_host_input,
         pygame_host_patches,
     )
+    from playsuite.runtimes import screen_settle as settle
 else:  # run as the sandbox's script: its parts lie beside it
     import pygame_host_entry
     import pygame_host_imports
     import pygame_host_input
     import pygame_host_patches
+    import screen_settle as settle
 
 FastImports = pygame_host_imports.FastImports
 InputSchedule = pygame_host_input.InputSchedule
@@ -73,7 +76,7 @@ NOWAIT_STEP = 1.0 / 30.0
 PROBE_FILE = "<probe"  # probes are compiled as "<probe NAME>": not game frames
 PROTOCOL_FD_FLOOR = 900  # the protocol pipes sit at or above this descriptor number
 #: The host's own modules: the sandbox binds each beside this script, and probes skip their frames.
-PARTS = (pygame_host_entry, pygame_host_imports, pygame_host_input, pygame_host_patches)
+PARTS = (pygame_host_entry, pygame_host_imports, pygame_host_input, pygame_host_patches, settle)
 HOST_FILES = frozenset([__file__, *(part.__file__ for part in PARTS)])
 
 
@@ -105,6 +108,7 @@ class Host(InputSchedule):
         self.nowait_frames = int(config.get("nowait_frames", 10))
         self.blank_limit = float(config.get("blank_limit_s", 30.0))
         self.ready = False
+        self.settle = settle.Settle.from_config(config)  # when the first frame is sent
         self.video_size: tuple[int, int] | None = None
         self.cache_id = -1
         self.cache: bytes | None = None
@@ -247,6 +251,8 @@ class Host(InputSchedule):
             candidates.append(self.samples[0])
         if self.slice_end is not None:
             candidates.append(self.slice_end)
+        if not self.ready and self.settle.due() is not None:
+            candidates.append(self.settle.due())
         return min(candidates) if candidates else None
 
     def advance(self, dt: float, waited: bool = True) -> None:
@@ -286,6 +292,8 @@ class Host(InputSchedule):
             self.frames.append(self.grab() or b"")
         if self.slice_end is not None and self.slice_end <= now and not self.samples:
             self.end_slice()
+        if not self.ready:
+            self.check_ready()
 
     def end_slice(self) -> None:
         frames = self.frames
@@ -346,13 +354,22 @@ class Host(InputSchedule):
         self.flips_since_wait += 1
         if not self.ready:
             frame = self.grab()
-            if frame and frame.count(frame[:3]) * 3 != len(frame):
-                self.ready = True
-                self.send(self.status("ready", 1), frame)
-                self.pause()
+            if frame:
+                self.settle.see(frame, self.t)
+            if self.check_ready():
                 return
         if self.flips_since_wait > self.nowait_frames:
             self.advance(NOWAIT_STEP, waited=False)
+
+    def check_ready(self) -> bool:
+        """(Launching.) Once the picture has settled, send it as the first frame and pause."""
+        frame = self.grab() if self.settle.ready(self.t) else None
+        if not frame:
+            return False
+        self.ready = True
+        self.send(self.status("ready", 1), frame)
+        self.pause()
+        return True
 
     def on_poll(self) -> None:
         """A game spinning on the clock without waiting would hang: let a millisecond pass."""

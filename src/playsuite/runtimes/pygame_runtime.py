@@ -9,7 +9,11 @@ the game), ``path`` (directories put on ``sys.path``), ``call: argv`` (call a ``
 entry with ``sys.argv``), ``opengl`` (the game renders with OpenGL: needs the worker's X
 display), ``nowait_frames`` and ``blank_limit_s`` (clock tuning, see the host),
 ``lazy_imports`` (default true: the host defers numpy and ``pkg_resources``, see
-:class:`pygame_host.FastImports`), ``env``.
+:class:`pygame_host.FastImports`), ``env``, ``ready_settle_s``/``ready_max_s`` (readiness,
+:mod:`.screen_settle`: the host runs the game in game time until its picture has settled).
+
+Game time (``Observation.t_game``) counts from readiness, as in the other runtimes: the game
+time the launch took is not part of the episode.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from playsuite.runtimes.base import (
     Runtime,
     RuntimeOptions,
     frames_per_slice,
+    readiness,
 )
 from playsuite.runtimes.host_protocol import Expected, check_header, check_length, parse_header
 from playsuite.runtimes.pygame_entry import resolve_entry
@@ -64,6 +69,7 @@ class PygameRuntime(Runtime):
         self._size: tuple[int, int] = game.screen_size or (0, 0)
         self._frame: np.ndarray | None = None
         self._t = 0.0
+        self._t0 = 0.0  # the host's game time at readiness; t_game counts from there
         self._probes: dict[str, Any] = {}
         self._log: IO[bytes] | None = None
         self.launch_s: float | None = None
@@ -127,6 +133,7 @@ class PygameRuntime(Runtime):
             "blank_limit_s": game_opts.get("blank_limit_s", 30.0),
             "lazy_imports": bool(game_opts.get("lazy_imports", True)),
         }
+        config["ready_settle_s"], config["ready_max_s"] = readiness(self.game)
         script = HOST_INSIDE if sandboxed else str(host_script)
         self._log = open(self.log_path, "ab")  # noqa: SIM115 - closed in close()
         try:
@@ -145,6 +152,7 @@ class PygameRuntime(Runtime):
         self._send(config)
         expected = Expected.launch(self.game.screen_size)
         header, payload = self._receive(self.options.launch_timeout_s, True, expected)
+        self._t0 = float(header["t"])
         self._accept(header, payload)
         self.launch_s = time.monotonic() - started
         return self.observe()
@@ -275,7 +283,7 @@ class PygameRuntime(Runtime):
     def _accept(self, header: dict[str, Any], payload: bytes) -> list[np.ndarray]:
         frames = self._decode(header, payload)
         self._size = (int(header["width"]), int(header["height"]))
-        self._t = float(header["t"])
+        self._t = float(header["t"]) - self._t0
         self._probes = dict(header.get("probes") or {})
         if frames:
             self._frame = frames[-1]

@@ -2,9 +2,14 @@
 
 Two short runs from the same seed: one only waits, the other presses a generic input sequence
 (or the row's ``options.validate_actions``). The game reacts to input when the runs' frames
-differ. Both runs are deterministic for pygame games (virtual clock, seeded random), so a
-difference is the input's doing; for runtimes without a seeded clock, a difference can also be
-chance, which the result records as ``deterministic: false``.
+differ, or when the input made it quit (a click that found its menu's Quit entry). Both runs are
+deterministic for pygame games (virtual clock, seeded random), so a difference is the input's
+doing; for runtimes without a seeded clock, a difference can also be chance, which the result
+records as ``deterministic: false``.
+
+The runs get what a worker gives the game when it is played (an X display for native and OpenGL
+games, a Chromium for pages: :class:`~playsuite.runtimes.resources.WorkerResources`), so a game
+that plays also passes here.
 """
 
 from __future__ import annotations
@@ -17,17 +22,27 @@ import numpy as np
 
 from playsuite.actions import Action, action_from_dict
 from playsuite.corpus import GameEntry
-from playsuite.runtimes.base import GameFailure, RunStatus, RuntimeOptions
+from playsuite.runtimes.base import GameExited, GameFailure, RunStatus, RuntimeOptions
 from playsuite.runtimes.factory import make_runtime
 from playsuite.runtimes.resources import WorkerResources
 
-#: Inputs that start or move most games: confirm, jump/fire, the four arrows, a click.
+#: Where the last step clicks, as fractions of the screen: the centre, then down the centre
+#: column and the columns at a quarter and three quarters, where menus put their buttons. A menu
+#: that only answers the mouse reacts to one of them; the 16 clicks take 0.96 s of the step.
+CLICK_GRID: tuple[tuple[float, float], ...] = (
+    (0.5, 0.5),
+    *((x, y) for x in (0.5, 0.25, 0.75) for y in (0.35, 0.45, 0.55, 0.65, 0.75)),
+)
+
+#: Inputs that start or move most games: confirm, jump/fire, the four arrows, the confirm keys
+#: of retro-style games, then clicks over the screen (one step of game time each).
 DEFAULT_ACTIONS: tuple[tuple[dict[str, Any], ...], ...] = (
     ({"kind": "key", "keys": ["enter"]},),
     ({"kind": "key", "keys": ["space"]},),
     ({"kind": "hold", "keys": ["right"], "seconds": 0.5}, {"kind": "key", "keys": ["up"]}),
     ({"kind": "hold", "keys": ["left"], "seconds": 0.5}, {"kind": "key", "keys": ["down"]}),
-    ({"kind": "click", "x": 0.5, "y": 0.5},),
+    ({"kind": "key", "keys": ["z"]}, {"kind": "key", "keys": ["x"]}),
+    tuple({"kind": "click", "x": x, "y": y} for x, y in CLICK_GRID),
 )
 STEP_S = 1.0
 
@@ -48,14 +63,23 @@ def _steps(game: GameEntry, screen: tuple[int, int]) -> list[list[Action]]:
 
 
 def _play(game: GameEntry, options: RuntimeOptions, with_input: bool) -> dict[str, Any]:
+    """One run: its frames; a clean quit ends the run (``exited``) with the frames before it."""
     started = time.monotonic()
     with make_runtime(game, options) as rt:
         first = rt.start()
         launch_s = time.monotonic() - started
         frames = [first.frame]
+        exited = False
         for actions in _steps(game, rt.screen_size):
-            frames += rt.act(actions if with_input else [], STEP_S)
-        return {"frames": frames, "launch_s": launch_s, "screen": rt.screen_size}
+            try:
+                frames += rt.act(actions if with_input else [], STEP_S)
+            except GameExited as exc:
+                if not with_input:
+                    raise  # quitting with nobody playing is a failure of the game
+                frames += exc.frames
+                exited = True
+                break
+        return {"frames": frames, "launch_s": launch_s, "screen": rt.screen_size, "exited": exited}
 
 
 def _blank(frame: np.ndarray) -> bool:
@@ -73,12 +97,17 @@ def validate_launch(
     """Play the game twice briefly; a JSON-ready verdict (``ok`` true when it passes).
 
     ``options`` are :class:`RuntimeOptions` fields; ``resources`` (a browser, a display) are
-    shared by the runs instead of each run starting its own.
+    shared by the runs. Without them the check starts its own under ``workdir/shared`` (with
+    the options' sandbox backend) and stops them at the end.
     """
+    if resources is None:
+        backend = {k: options[k] for k in ("sandbox", "apptainer_image") if k in options}
+        with WorkerResources(Path(workdir) / "shared", **backend) as own:
+            return validate_launch(game, game_dir, workdir, resources=own, **options)
 
     def run_options(run_dir: Path) -> RuntimeOptions:
         opts = RuntimeOptions(workdir=run_dir, game_dir=Path(game_dir), **options)
-        return resources.options_for(game, opts) if resources is not None else opts
+        return resources.options_for(game, opts)
 
     result: dict[str, Any] = {"game": game.id, "runtime": game.runtime}
     runs = []
@@ -108,7 +137,7 @@ def validate_launch(
     except GameFailure:
         deterministic = False
     result.update(
-        ok=non_blank > 0 and differing > 0,
+        ok=non_blank > 0 and (differing > 0 or played["exited"]),
         status=str(RunStatus.OK),
         screen=list(played["screen"]),
         launch_s=round(idle["launch_s"], 3),
@@ -116,6 +145,7 @@ def validate_launch(
         non_blank_frames=non_blank,
         frames_changed_by_input=differing,
         deterministic=deterministic,
+        quit_on_input=played["exited"],
     )
     if not result["ok"]:
         result["error"] = "blank frames only" if non_blank == 0 else "no reaction to input"
