@@ -156,3 +156,28 @@ def test_debian_package(tmp_path: Path) -> None:
     assert got.python == "/usr/bin/python3"
     assert got.unresolved_dependencies == []
     assert "python3-pygame" in manifest["host_packages"]  # met by the host: not fetched
+
+
+@pytest.mark.games
+def test_npm_runtime_dependencies_are_installed_pinned_without_scripts(tmp_path: Path) -> None:
+    # A game package that declares a runtime dependency (most bundle theirs): npm installs it
+    # beside the package, its pinned version and integrity are recorded, and no install script
+    # of it runs on the host.
+    source = tmp_path / "toy-game"
+    source.mkdir()
+    (source / "index.html").write_text("<canvas></canvas>")
+    package = {
+        "name": "toy-game",
+        "version": "1.0.0",
+        "dependencies": {"is-number": "7.0.0"},
+        "scripts": {"postinstall": "touch SCRIPT_RAN"},
+    }
+    (source / "package.json").write_text(json.dumps(package))
+    row = {"id": "toy-game", "title": "Toy", "source": "npm", "package": str(source)}
+    game = GameEntry.from_dict({**row, "runtime": "browser", "entry": "package/index.html"})
+    got = acquire(game, tmp_path / "games")
+    (dependency,) = got.manifest["dependencies"]
+    assert (dependency["name"], dependency["version"]) == ("is-number", "7.0.0")
+    assert dependency["integrity"].startswith("sha512-")
+    assert (got.files / "package/node_modules/is-number/index.js").is_file()
+    assert not (got.files / "package/SCRIPT_RAN").exists()

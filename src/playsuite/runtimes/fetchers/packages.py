@@ -110,6 +110,7 @@ def acquire_npm(
     extract_archive(tarball, files)
     package_json = files / "package" / "package.json"
     meta = json.loads(package_json.read_text(encoding="utf-8")) if package_json.is_file() else {}
+    dependencies = _npm_dependencies(files / "package", meta, log)
     metadata = {
         "title": meta.get("name", game.package),
         "author": _npm_author(meta.get("author")),
@@ -130,8 +131,46 @@ def acquire_npm(
                 "integrity": packed.get("integrity"),
             }
         ],
+        "dependencies": dependencies,
         "metadata": metadata,
     }
+
+
+def _npm_dependencies(
+    package: Path, meta: dict[str, Any], log: IO[str] | None
+) -> list[dict[str, Any]]:
+    """Install a package's runtime dependencies beside it (``node_modules``), pinned by npm's
+    lock file, and return them (name, version, integrity). Most HTML5 games bundle theirs and
+    declare none. Install scripts never run (``--ignore-scripts``): the package is untrusted
+    code and this runs on the host, outside the sandbox."""
+    if not meta.get("dependencies"):
+        return []
+    run_logged(
+        [
+            "npm",
+            "install",
+            "--omit=dev",
+            "--ignore-scripts",
+            "--no-audit",
+            "--no-fund",
+            "--silent",
+        ],
+        log,
+        cwd=package,
+    )
+    lock = package / "package-lock.json"
+    entries = (
+        json.loads(lock.read_text(encoding="utf-8")).get("packages", {}) if lock.is_file() else {}
+    )
+    return [
+        {
+            "name": path.rpartition("node_modules/")[2],
+            "version": entry.get("version"),
+            "integrity": entry.get("integrity"),
+        }
+        for path, entry in sorted(entries.items())
+        if path.startswith("node_modules/")
+    ]
 
 
 def write_page(files: Path, page: dict[str, Any]) -> None:
