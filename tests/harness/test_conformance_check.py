@@ -50,8 +50,8 @@ def test_a_conforming_game_passes_and_a_broken_row_says_where_it_broke(tmp_path:
         "frozen": None,
         "slice": None,
         "video": None,
-        "stop": True,  # nothing of the failed start is left running
-        "input": False,
+        "stop": None,
+        "input": None,
     }
 
     table = tmp_path / "conformance.tsv"

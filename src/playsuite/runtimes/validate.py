@@ -7,6 +7,10 @@ deterministic for pygame games (virtual clock, seeded random), so a difference i
 doing; for runtimes without a seeded clock, a difference can also be chance, which the result
 records as ``deterministic: false``.
 
+The idle run also checks the runtime contract on the way (:mod:`.contract`: the first
+observation, frozen while paused, an exact slice, nothing left running after close): the launch
+check is the cheap part of the conformance check (:mod:`playsuite.harness.conformance`).
+
 The runs get what a worker gives the game when it is played (an X display for native and OpenGL
 games, a Chromium for pages: :class:`~playsuite.runtimes.resources.WorkerResources`), so a game
 that plays also passes here.
@@ -14,6 +18,7 @@ that plays also passes here.
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -23,6 +28,15 @@ import numpy as np
 from playsuite.actions import Action, action_from_dict
 from playsuite.corpus import GameEntry
 from playsuite.runtimes.base import GameExited, GameFailure, RunStatus, RuntimeOptions
+from playsuite.runtimes.contract import (
+    ContractError,
+    check_frozen,
+    check_launch,
+    check_slice,
+    descendants,
+    processes_left,
+    require,
+)
 from playsuite.runtimes.factory import make_runtime
 from playsuite.runtimes.resources import WorkerResources
 
@@ -45,6 +59,7 @@ DEFAULT_ACTIONS: tuple[tuple[dict[str, Any], ...], ...] = (
     tuple({"kind": "click", "x": x, "y": y} for x, y in CLICK_GRID),
 )
 STEP_S = 1.0
+CONTRACT_ERROR = "runtime contract: "  # how a verdict's error names a broken contract check
 
 
 def _steps(game: GameEntry, screen: tuple[int, int]) -> list[list[Action]]:
@@ -62,24 +77,44 @@ def _steps(game: GameEntry, screen: tuple[int, int]) -> list[list[Action]]:
     return steps
 
 
-def _play(game: GameEntry, options: RuntimeOptions, with_input: bool) -> dict[str, Any]:
-    """One run: its frames; a clean quit ends the run (``exited``) with the frames before it."""
+def _play(
+    game: GameEntry, options: RuntimeOptions, with_input: bool, contract: dict[str, str] | None
+) -> dict[str, Any]:
+    """One run: its frames; a clean quit ends the run (``exited``) with the frames before it.
+
+    With ``contract`` (a dict to fill), the run also checks the runtime contract on the way
+    (:mod:`.contract`: the first observation, frozen while paused, the first step's slice, no
+    process left after closing) and raises :class:`ContractError` when the game breaks it.
+    """
+    before = set(descendants(os.getpid()))
     started = time.monotonic()
     with make_runtime(game, options) as rt:
         first = rt.start()
         launch_s = time.monotonic() - started
+        if contract is not None:
+            contract["launch"] = check_launch(rt, first)
+            contract["frozen"] = check_frozen(rt)
         frames = [first.frame]
         exited = False
         for actions in _steps(game, rt.screen_size):
+            t0 = rt.observe().t_game
             try:
-                frames += rt.act(actions if with_input else [], STEP_S)
+                step = rt.act(actions if with_input else [], STEP_S)
             except GameExited as exc:
                 if not with_input:
                     raise  # quitting with nobody playing is a failure of the game
                 frames += exc.frames
                 exited = True
                 break
-        return {"frames": frames, "launch_s": launch_s, "screen": rt.screen_size, "exited": exited}
+            if contract is not None and "slice" not in contract:
+                contract["slice"] = check_slice(rt, step, t0, STEP_S)
+            frames += step
+        screen = rt.screen_size
+    if contract is not None:
+        left = processes_left(before)
+        require(not left, f"processes left running after close: {sorted(left)}")
+        contract["stop"] = "nothing left running"
+    return {"frames": frames, "launch_s": launch_s, "screen": screen, "exited": exited}
 
 
 def _blank(frame: np.ndarray) -> bool:
@@ -111,14 +146,24 @@ def validate_launch(
 
     result: dict[str, Any] = {"game": game.id, "runtime": game.runtime}
     runs = []
+    contract: dict[str, str] = {}
     for name, with_input in (("idle", False), ("input", True)):
         run_dir = Path(workdir) / name
         run_dir.mkdir(parents=True, exist_ok=True)
         opts = run_options(run_dir)
         try:
-            runs.append(_play(game, opts, with_input))
+            runs.append(_play(game, opts, with_input, None if with_input else contract))
         except GameFailure as exc:
             result.update(ok=False, status=str(exc.status), error=str(exc), failed_run=name)
+            return result
+        except ContractError as exc:
+            result.update(
+                ok=False,
+                status=str(RunStatus.OK),
+                error=f"{CONTRACT_ERROR}{exc}",
+                failed_run=name,
+                contract=contract,
+            )
             return result
     idle, played = runs
     non_blank = sum(not _blank(f) for f in played["frames"])
@@ -130,7 +175,7 @@ def validate_launch(
     repeat_opts = run_options(repeat_dir)
     deterministic = None
     try:
-        again = _play(game, repeat_opts, False)
+        again = _play(game, repeat_opts, False, None)
         deterministic = all(
             np.array_equal(a, b) for a, b in zip(idle["frames"], again["frames"], strict=False)
         )
@@ -146,6 +191,7 @@ def validate_launch(
         frames_changed_by_input=differing,
         deterministic=deterministic,
         quit_on_input=played["exited"],
+        contract=contract,
     )
     if not result["ok"]:
         result["error"] = "blank frames only" if non_blank == 0 else "no reaction to input"
