@@ -1,6 +1,7 @@
 # The two commands of the README:
 #   make run    set up, then run the embedded default workflow (local games, baselines, frame judge)
-#   make test   set up, then lint and run the whole test suite (what CI runs, .ci/run)
+#   make test   set up, then lint and run the whole test suite (what CI runs, .ci/run); the
+#               Slurm workflow tests run beside the others (scripts/run_tests.sh)
 # and the inner loop while editing:
 #   make test-fast  the unit tier: every test without a slow, games, browser, slurm or engine
 #                   marker (~1,000 tests, under 2 min); it sets up .venv only, not the engine
@@ -22,7 +23,7 @@ lint: setup
 	$(VENV)/snakemake --lint
 
 test: lint
-	$(VENV)/pytest
+	bash scripts/run_tests.sh
 
 test-fast:
 	PLAYSUITE_ENGINE=none bash scripts/setup.sh
