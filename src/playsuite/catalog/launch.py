@@ -23,6 +23,7 @@ from typing import IO, Any
 
 from playsuite.catalog.ingest import RawGame
 from playsuite.corpus import GameEntry
+from playsuite.records.episode import GAME_LOG_NAMES
 from playsuite.runtimes.acquire import AcquisitionError, acquire
 from playsuite.runtimes.base import RunStatus
 
@@ -32,7 +33,6 @@ DEFAULT_TIMEOUT_S = 30.0
 #: Frames per second of game time the dry-run compares. The verdict needs a few frames per input
 #: step, not a video: at the harness's rates a browser dry-run spends a minute on screenshots.
 VIDEO_FPS = 2.0
-LOG_NAMES = ("game.log", "browser.log")
 
 
 def candidate_row(game: RawGame, package: str, triage: dict[str, Any]) -> GameEntry:
@@ -83,7 +83,7 @@ def find_native_entry(files: Path, executables: list[str]) -> str:
 
 def _explanation(workdir: Path, limit: int = 300) -> str:
     """The first telling line of the game's own logs (a page error, a traceback's last line)."""
-    for path in sorted(p for name in LOG_NAMES for p in workdir.rglob(name)):
+    for path in sorted(p for name in GAME_LOG_NAMES for p in workdir.rglob(name)):
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
         for i, line in enumerate(lines):
             if line.startswith("pageerror:"):
@@ -184,7 +184,7 @@ def concise_error(error: str, explanation: str = "") -> str:
 
 def _copy_logs(runs: Path, log: IO[str]) -> None:
     """The game's logs of each run (idle, input, idle-again), one section each."""
-    for path in sorted(p for name in LOG_NAMES for p in runs.rglob(name)):
+    for path in sorted(p for name in GAME_LOG_NAMES for p in runs.rglob(name)):
         text = path.read_text(encoding="utf-8", errors="replace")
         log.write(f"== {path.relative_to(runs)}\n{text}\n")
     log.flush()
