@@ -86,6 +86,8 @@ def _play(
     (:mod:`.contract`: the first observation, frozen while paused, the first step's slice, no
     process left after closing) and raises :class:`ContractError` when the game breaks it.
     """
+    if options.browser is not None:
+        _ = options.browser.browser  # the worker's Chromium starts before the snapshot
     before = set(descendants(os.getpid()))
     started = time.monotonic()
     with make_runtime(game, options) as rt:
