@@ -25,7 +25,7 @@ from playsuite.catalog.curate import (
 from playsuite.catalog.debian_index import GenreTable, game_stanzas, read_debian
 from playsuite.catalog.filters import FilterSettings, screen
 from playsuite.catalog.genres import load_taxonomy
-from playsuite.catalog.launch import debian_entry, entry_path
+from playsuite.catalog.launch import debian_entry, debian_python_entry, entry_path
 from playsuite.catalog.launch_survey import failure_reason, summary
 from playsuite.corpus import load_corpus
 
@@ -228,3 +228,25 @@ def test_a_real_package_through_the_stages_and_the_launch_check(tmp_path: Path) 
         "/usr/games/ltris",
         "Puzzle",
     )
+
+
+LAUNCHERS = {  # bookworm's own launchers (first lines), and the script each runs
+    "#! /usr/bin/python3\nimport sys, os\n": "/usr/games/game",
+    '#!/bin/sh\nset -e\n\ncd /usr/share/games/wwiu/\nexec python3 run_game.py "$@"\n': (
+        "/usr/share/games/wwiu/run_game.py"
+    ),
+    "#!/bin/bash\n\ncd /usr/share/games/ard\n/usr/bin/python3 /usr/share/games/ard/a.py\n": (
+        "/usr/share/games/ard/a.py"
+    ),
+    "#!/bin/sh\necho no python here\n": "",
+}
+
+
+@pytest.mark.parametrize("text", list(LAUNCHERS))
+def test_python_entry_of_a_debian_pygame_launcher(tmp_path: Path, text: str) -> None:
+    for script in ("usr/share/games/wwiu/run_game.py", "usr/share/games/ard/a.py"):
+        (tmp_path / script).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / script).write_text("import pygame\n")
+    (tmp_path / "usr/games").mkdir(parents=True)
+    (tmp_path / "usr/games/game").write_text(text)
+    assert debian_python_entry(tmp_path, "/usr/games/game") == LAUNCHERS[text]

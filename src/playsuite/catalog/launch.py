@@ -15,6 +15,8 @@ executable, and records what it used as ``entry``.
 from __future__ import annotations
 
 import os
+import posixpath
+import re
 import shutil
 import stat
 import tempfile
@@ -90,6 +92,31 @@ def debian_entry(files: Path, package: str) -> str:
     if package in found:
         return f"/usr/games/{package}"
     return f"/usr/games/{found[0]}" if len(found) == 1 else ""
+
+
+_PYTHON_RUN = re.compile(r"\bpython3?(?:\.\d+)?\s+(?:-\S+\s+)*([^\s;|&]+\.py)\b")
+_CD = re.compile(r"^\s*cd\s+[\"']?([^\s\"';&]+)", re.MULTILINE)
+
+
+def debian_python_entry(files: Path, launcher: str) -> str:
+    """The Python script a Debian pygame game's launcher runs (the pygame runtime starts a
+    script, not a shell wrapper): the launcher itself when it is Python, else the ``python3
+    x.py`` it runs, resolved against the ``cd`` before it; ``""`` when neither is found."""
+    path = entry_path(files, launcher)
+    text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+    first = text.split("\n", 1)[0]
+    if first.startswith("#!") and "python" in first:
+        return launcher
+    run = _PYTHON_RUN.search(text)
+    if not run:
+        return ""
+    script = run.group(1)
+    if not script.startswith("/"):
+        dirs = [m.group(1) for m in _CD.finditer(text[: run.start()]) if m.group(1).startswith("/")]
+        if not dirs:
+            return ""
+        script = posixpath.normpath(posixpath.join(dirs[-1], script))
+    return script if entry_path(files, script).is_file() else ""
 
 
 def entry_path(files: Path, entry: str) -> Path:
@@ -176,6 +203,8 @@ def launch_row(
     entry = row.entry
     if row.source == "debian" and (not entry or not entry_path(acquired.files, entry).exists()):
         entry = debian_entry(acquired.files, row.package)
+    if row.source == "debian" and row.runtime == "pygame" and entry:
+        entry = debian_python_entry(acquired.files, entry)
     elif not entry and row.runtime == "native":
         entry = find_native_entry(acquired.files, executables)
     if entry != row.entry:
