@@ -250,3 +250,16 @@ def test_python_entry_of_a_debian_pygame_launcher(tmp_path: Path, text: str) -> 
     (tmp_path / "usr/games").mkdir(parents=True)
     (tmp_path / "usr/games/game").write_text(text)
     assert debian_python_entry(tmp_path, "/usr/games/game") == LAUNCHERS[text]
+
+
+def test_workflow_inputs_of_a_registry_corpus() -> None:
+    """A live index is a parameter, not an input file; a pinned excerpt is both."""
+    from types import SimpleNamespace
+
+    from playsuite.planning.catalog import CatalogInputs
+
+    config = {"catalog": {"corpora": {"live": {"debian": "apt"}, "pinned": {"debian": "x.P"}}}}
+    inputs = CatalogInputs(config, checkpoints=None, storage=None)
+    live, pinned = SimpleNamespace(corpus="live"), SimpleNamespace(corpus="pinned")
+    assert inputs.dumps(live) == {} and inputs.indexes(live) == {"debian": "apt"}
+    assert inputs.dumps(pinned) == {"debian": "x.P"} == inputs.indexes(pinned)
