@@ -263,3 +263,23 @@ def test_workflow_inputs_of_a_registry_corpus() -> None:
     live, pinned = SimpleNamespace(corpus="live"), SimpleNamespace(corpus="pinned")
     assert inputs.dumps(live) == {} and inputs.indexes(live) == {"debian": "apt"}
     assert inputs.dumps(pinned) == {"debian": "x.P"} == inputs.indexes(pinned)
+
+
+def test_python_entry_follows_a_symlinked_launcher(tmp_path: Path) -> None:
+    """angrydd's /usr/games/angrydd links to its script; the script's folder has its modules."""
+    script = tmp_path / "usr/share/games/dd/dd.py"
+    script.parent.mkdir(parents=True)
+    script.write_text("#! /usr/bin/python3\nimport constants\n")
+    (tmp_path / "usr/games").mkdir()
+    (tmp_path / "usr/games/dd").symlink_to("../share/games/dd/dd.py")
+    assert debian_python_entry(tmp_path, "/usr/games/dd") == "/usr/share/games/dd/dd.py"
+
+
+def test_opengl_option_from_the_dependencies(games: dict) -> None:
+    from playsuite.catalog.debian_index import runtime_options
+
+    solarwolf = games["solarwolf"]
+    assert runtime_options(solarwolf) == {}
+    gl = replace(solarwolf, depends=(*solarwolf.depends, "python3-opengl"))
+    assert runtime_options(gl) == {"opengl": True}
+    assert runtime_options(replace(gl, build="linux")) == {}  # native games open their own

@@ -21,6 +21,7 @@ from typing import Any
 from playsuite.analysis.tables import write_table
 from playsuite.archives.extract import Limits
 from playsuite.archives.triage import scan_archive
+from playsuite.catalog.debian_index import runtime_options
 from playsuite.catalog.filters import (
     ArchiveFacts,
     Decision,
@@ -213,7 +214,10 @@ def catalog_entry(
 ) -> GameEntry:
     """The curated corpus row of a kept game. The triage risk and policy travel in ``options``
     so that the harness can apply the policy (extra logging for ``monitor``)."""
-    options: dict[str, Any] = {"triage": {"risk": triage["risk"], "policy": triage["policy"]}}
+    options: dict[str, Any] = {
+        "triage": {"risk": triage["risk"], "policy": triage["policy"]},
+        **runtime_options(game),
+    }
     if game.url:
         options["url"] = game.url
     return GameEntry(

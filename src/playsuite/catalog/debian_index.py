@@ -152,6 +152,14 @@ def record(fields: dict[str, str], genres: GenreTable) -> RawGame:
     )
 
 
+def runtime_options(game: RawGame) -> dict[str, Any]:
+    """Row options a Debian package's dependencies imply: a pygame game that depends on
+    python3-opengl renders with OpenGL (the pygame runtime's ``opengl`` option)."""
+    if game.source == "debian" and game.runtime == "pygame" and "python3-opengl" in game.depends:
+        return {"opengl": True}
+    return {}
+
+
 def read_debian(location: str, genres: GenreTable) -> tuple[list[RawGame], str]:
     """Records of the games an index lists, and the index excerpt they were read from (the game
     stanzas verbatim, so a later ingest of the excerpt gives the same records)."""

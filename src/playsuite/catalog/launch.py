@@ -23,6 +23,7 @@ import tempfile
 from pathlib import Path
 from typing import IO, Any
 
+from playsuite.catalog.debian_index import runtime_options
 from playsuite.catalog.ingest import RawGame
 from playsuite.corpus import GameEntry
 from playsuite.runtimes.acquire import AcquisitionError, acquire
@@ -54,7 +55,10 @@ def candidate_row(game: RawGame, package: str, triage: dict[str, Any]) -> GameEn
         rating=game.rating,
         rating_count=game.rating_count,
         screen=game.screen or None,
-        options={"triage": {"risk": triage["risk"], "policy": triage["policy"]}},
+        options={
+            "triage": {"risk": triage["risk"], "policy": triage["policy"]},
+            **runtime_options(game),
+        },
     )
 
 
@@ -101,7 +105,15 @@ _CD = re.compile(r"^\s*cd\s+[\"']?([^\s\"';&]+)", re.MULTILINE)
 def debian_python_entry(files: Path, launcher: str) -> str:
     """The Python script a Debian pygame game's launcher runs (the pygame runtime starts a
     script, not a shell wrapper): the launcher itself when it is Python, else the ``python3
-    x.py`` it runs, resolved against the ``cd`` before it; ``""`` when neither is found."""
+    x.py`` it runs, resolved against the ``cd`` before it; ``""`` when neither is found. A
+    symlinked launcher is followed inside the package: the script's folder is its import path."""
+    for _ in range(8):  # /usr/games/angrydd -> /usr/share/games/angrydd/angrydd.py
+        link = entry_path(files, launcher)
+        if not link.is_symlink():
+            break
+        launcher = posixpath.normpath(
+            posixpath.join(posixpath.dirname(launcher), os.readlink(link))
+        )
     path = entry_path(files, launcher)
     text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
     first = text.split("\n", 1)[0]
