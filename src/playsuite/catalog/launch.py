@@ -202,14 +202,14 @@ def launch_row(
     ``games_dir`` (default: under ``work_dir``) may be shared by several rows so that Debian
     dependency closures are fetched into one store; ``executables`` is the triage scan's list.
     """
-    game = row
+    game_id = row.id
     triage = row.options.get("triage") or {"policy": "clean"}
     work = Path(work_dir)
     base = {"entry": row.entry, "policy": triage["policy"], "archive": row.package}
     try:
         acquired = acquire(row, games_dir or work / "games", base_dir=base_dir, log=log)
     except AcquisitionError as exc:
-        return _failed(game.id, row.runtime, f"acquisition failed: {exc}", **base)
+        return _failed(game_id, row.runtime, f"acquisition failed: {exc}", **base)
     base["policy"] = acquired.manifest.get("triage", {}).get("policy", triage["policy"])
     base["files_sha256"] = acquired.manifest["files_sha256"]
     entry = row.entry
@@ -223,9 +223,9 @@ def launch_row(
         row = GameEntry.from_dict({**row.to_dict(), "entry": entry})
         base["entry"] = entry
     if not row.entry:
-        return _failed(game.id, row.runtime, "no entry point known", **base)
+        return _failed(game_id, row.runtime, "no entry point known", **base)
     if row.runtime != "browser" and not entry_path(acquired.files, row.entry).exists():
-        return _failed(game.id, row.runtime, f"entry {row.entry!r} is not in the archive", **base)
+        return _failed(game_id, row.runtime, f"entry {row.entry!r} is not in the archive", **base)
 
     from playsuite.runtimes.resources import WorkerResources
     from playsuite.runtimes.validate import validate_launch
