@@ -238,6 +238,7 @@ LAUNCHERS = {  # bookworm's own launchers (first lines), and the script each run
     "#!/bin/bash\n\ncd /usr/share/games/ard\n/usr/bin/python3 /usr/share/games/ard/a.py\n": (
         "/usr/share/games/ard/a.py"
     ),
+    "#!/bin/bash\ncd /usr/share/games/ard\nexec ./a.py $options\n": "/usr/share/games/ard/a.py",
     "#!/bin/sh\necho no python here\n": "",
 }
 

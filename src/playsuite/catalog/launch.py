@@ -98,15 +98,18 @@ def debian_entry(files: Path, package: str) -> str:
     return f"/usr/games/{found[0]}" if len(found) == 1 else ""
 
 
-_PYTHON_RUN = re.compile(r"\bpython3?(?:\.\d+)?\s+(?:-\S+\s+)*([^\s;|&]+\.py)\b")
+_PYTHON_RUN = re.compile(
+    r"(?:\bpython3?(?:\.\d+)?\s+(?:-\S+\s+)*|\bexec\s+)([^\s;|&]+\.py)\b"  # or exec ./x.py
+)
 _CD = re.compile(r"^\s*cd\s+[\"']?([^\s\"';&]+)", re.MULTILINE)
 
 
 def debian_python_entry(files: Path, launcher: str) -> str:
     """The Python script a Debian pygame game's launcher runs (the pygame runtime starts a
     script, not a shell wrapper): the launcher itself when it is Python, else the ``python3
-    x.py`` it runs, resolved against the ``cd`` before it; ``""`` when neither is found. A
-    symlinked launcher is followed inside the package: the script's folder is its import path."""
+    x.py`` (or ``exec ./x.py``) it runs, resolved against the ``cd`` before it; ``""`` when
+    neither is found. A symlinked launcher is followed inside the package: the script's folder
+    is its import path."""
     for _ in range(8):  # /usr/games/angrydd -> /usr/share/games/angrydd/angrydd.py
         link = entry_path(files, launcher)
         if not link.is_symlink():
