@@ -8,20 +8,29 @@ from playsuite.planning.catalog import CatalogInputs
 CATALOG = config.get("catalog") or {}
 CATALOG_GENRES = CATALOG.get("genres", "config/genres.yaml")
 CATALOG_HARM = CATALOG.get("harm") or {}
+CATALOG_DEBTAGS = CATALOG.get("debtag_genres", "config/catalog/debtag_genres.yaml")
 CATALOG_IN = CatalogInputs(config, checkpoints, storage)
 
 
+# Registry indexes (debian: apt | a Packages file) are read here too; snapshot.json pins every
+# source read (hashes, the apt Release dates) and snapshot.Packages is the index excerpt the
+# Debian records came from: name it as the corpus's debian index to reproduce them.
 rule catalog_ingest:
     input:
         unpack(CATALOG_IN.dumps),
+        debtag_genres=CATALOG_DEBTAGS,
     output:
-        paths.catalog_file("{corpus}", "records.jsonl"),
+        records=paths.catalog_file("{corpus}", "records.jsonl"),
+        snapshot=paths.catalog_file("{corpus}", "snapshot.json"),
+        excerpt=paths.catalog_file("{corpus}", "snapshot.Packages"),
     log:
         paths.log("catalog", "{corpus}", "ingest"),
     conda:
         "../envs/playsuite.yaml"
     container:
         PLAYSUITE_IMAGE
+    params:
+        indexes=CATALOG_IN.indexes,
     script:
         "../workflow/scripts/catalog_ingest.py"
 
@@ -63,6 +72,7 @@ checkpoint catalog_triage:
     threads: 4
     params:
         ids=CATALOG_IN.candidate_ids,
+        packages=CATALOG_IN.registry_ids,
         triage=CATALOG.get("triage", {}),
     script:
         "../workflow/scripts/catalog_triage.py"
@@ -85,6 +95,7 @@ rule catalog_launch:
         "../envs/playsuite.yaml"
     params:
         timeout_s=CATALOG.get("launch", {}).get("timeout_s", 30),
+        package=lambda w, input: input.archive or CATALOG_IN.package_of(w),
     script:
         "../workflow/scripts/catalog_launch.py"
 

@@ -9,7 +9,7 @@ with open(snakemake.log[0], "w") as log:
         snakemake.input.records,
         snakemake.input.triage,
         snakemake.wildcards.game,
-        snakemake.input.archive,
+        snakemake.params.package,  # the archive, or a registry game's package name
         snakemake.output[0],
         timeout_s=snakemake.params.timeout_s,
         log=log,

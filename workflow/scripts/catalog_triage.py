@@ -13,4 +13,5 @@ step_triage(
     snakemake.input.exclusions[0] if snakemake.input.exclusions else None,
     snakemake.output[0],
     threads=snakemake.threads,
+    packages=snakemake.params.packages,
 )

@@ -21,6 +21,7 @@ from typing import Any
 from playsuite.analysis.tables import write_table
 from playsuite.archives.extract import Limits
 from playsuite.archives.triage import scan_archive
+from playsuite.catalog.debian_index import runtime_options
 from playsuite.catalog.filters import (
     ArchiveFacts,
     Decision,
@@ -56,6 +57,7 @@ from playsuite.catalog.harm import (
     write_candidates,
 )
 from playsuite.catalog.ingest import RawGame, read_dump, read_records, write_records
+from playsuite.catalog.registry import ingest_indexes, is_registry, registry_triage
 from playsuite.catalog.technical import TextCheck, check_text_exclusions, write_checks
 from playsuite.catalog.technical import system_prompt as technical_system_prompt
 from playsuite.corpus import GameEntry, write_corpus_tsv
@@ -78,6 +80,11 @@ def resolve_archive(location: str, mirror: str | None) -> str:
     if not mirror:
         raise ValueError(f"archive {location!r} is relative but the corpus has no mirror")
     return str(Path(mirror) / location)
+
+
+def package_of(game: RawGame, mirror: str | None) -> str:
+    """The corpus ``package`` of a game: a registry's package name, else its archive."""
+    return game.source_id if is_registry(game) else resolve_archive(game.archive, mirror)
 
 
 def write_decisions(decisions: Iterable[Decision], path: str | Path) -> None:
@@ -162,10 +169,10 @@ def write_jsonl(rows: Iterable[dict[str, Any]], path: str | Path) -> None:
 def game_entry_point(game: RawGame, triage: dict[str, Any], launch: dict[str, Any] | None) -> str:
     """How to start the game: the dump's ``start``, else what the launch check found, else the
     archive's only Linux executable; ``""`` when none is known."""
+    if launch and launch.get("entry"):  # the dump's start, or what the launch check found
+        return str(launch["entry"])
     if game.start:
         return game.start
-    if launch and launch.get("entry"):
-        return str(launch["entry"])
     executables = triage.get("executables") or []
     return executables[0] if len(executables) == 1 else ""
 
@@ -207,7 +214,10 @@ def catalog_entry(
 ) -> GameEntry:
     """The curated corpus row of a kept game. The triage risk and policy travel in ``options``
     so that the harness can apply the policy (extra logging for ``monitor``)."""
-    options: dict[str, Any] = {"triage": {"risk": triage["risk"], "policy": triage["policy"]}}
+    options: dict[str, Any] = {
+        "triage": {"risk": triage["risk"], "policy": triage["policy"]},
+        **runtime_options(game),
+    }
     if game.url:
         options["url"] = game.url
     return GameEntry(
@@ -216,6 +226,7 @@ def catalog_entry(
         author=game.author,
         source=game.source,
         package=package,
+        version=game.version or None,
         runtime=game.runtime,
         entry=game_entry_point(game, triage, launch),
         tags=tuple(game.tags),
@@ -233,12 +244,26 @@ def catalog_entry(
 # one function per workflow step (the scripts under workflow/scripts/ only call these)
 
 
-def step_ingest(dumps: dict[str, str], out: str | Path) -> None:
-    """All sources of a corpus into one normalised ``records.jsonl``; ids unique across sources."""
+def step_ingest(
+    dumps: dict[str, str],
+    out: str | Path,
+    indexes: dict[str, str] | None = None,
+    debtag_genres: str | None = None,
+    snapshot: str | Path | None = None,
+    excerpt: str | Path | None = None,
+) -> None:
+    """All sources of a corpus into one normalised ``records.jsonl``; ids unique across sources.
+    ``indexes`` are registry sources (``{"debian": "apt" | Packages file}``); with ``snapshot``
+    the sources read are pinned there (playsuite.catalog.registry)."""
 
     games: list[RawGame] = []
     for source, path in dumps.items():
         games.extend(read_dump(path, source))
+    if snapshot is not None:
+        target = excerpt or Path(snapshot).with_suffix(".Packages")
+        games.extend(ingest_indexes(indexes or {}, debtag_genres, snapshot, target, dumps))
+    elif indexes:
+        raise ValueError("registry indexes need a snapshot path")
     ids = [g.id for g in games]
     if len(set(ids)) != len(ids):
         raise ValueError("duplicate game ids across sources")
@@ -276,17 +301,24 @@ def step_screen(
 def candidates(
     records: str | Path, screened: str | Path, mirror: str | None
 ) -> list[tuple[str, str]]:
-    """``(id, archive location)`` of every game that passed screening, in record order."""
+    """``(id, archive location)`` of every dump game that passed screening, in record order
+    (registry games have no archive: :func:`registry_candidates`)."""
 
     decisions = read_decisions(screened)
     out = []
     for game in read_records(records):
-        if decisions[game.id].kept:
+        if decisions[game.id].kept and not is_registry(game):
             try:
                 out.append((game.id, resolve_archive(game.archive, mirror)))
             except ValueError as exc:
                 raise ValueError(f"{game.id}: {exc}") from None
     return out
+
+
+def registry_candidates(records: str | Path, screened: str | Path) -> list[str]:
+    """Ids of the registry games that passed screening, in record order."""
+    decisions = read_decisions(screened)
+    return [g.id for g in read_records(records) if is_registry(g) and decisions[g.id].kept]
 
 
 def step_triage(
@@ -296,9 +328,11 @@ def step_triage(
     exclusions: str | None,
     out: str | Path,
     threads: int = 1,
+    packages: Sequence[str] = (),
 ) -> None:
     """Scan every candidate archive (``threads`` at a time: zlib and file reads release the
-    GIL) and write one line per game, in candidate order."""
+    GIL) and write one line per game, in candidate order; then one unscanned line per registry
+    candidate (``packages``: ids)."""
     settings = TriageSettings.from_config(triage_config)
     manual = load_manual_exclusions(exclusions)
     games = {g.id: g for g in read_records(records)}
@@ -306,7 +340,8 @@ def step_triage(
         rows = pool.map(
             lambda item: triage_game(games[item[0]], item[1], settings, manual), archives.items()
         )
-        write_jsonl(rows, out)
+        registry = (registry_triage(games[game_id], manual) for game_id in packages)
+        write_jsonl([*rows, *registry], out)
 
 
 def triage_survivors(triage: str | Path) -> list[str]:
@@ -360,7 +395,7 @@ def step_decide(
             kept.append(
                 {
                     "game": game.to_dict(),
-                    "package": resolve_archive(game.archive, mirror),
+                    "package": package_of(game, mirror),
                     "triage": {k: row[k] for k in ("risk", "policy", "executables")},
                     "launch": None if launch is None else launch[game.id],
                 }

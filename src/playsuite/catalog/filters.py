@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from playsuite.catalog.debian_filters import DEBIAN_CHECKS
 from playsuite.catalog.ingest import RawGame, slug
 
 
@@ -85,6 +86,8 @@ class Decision:
 
 
 BOTH = ("itch", "pyweek")
+ALL = (*BOTH, "debian")
+DEBIAN = ("debian",)
 STAGES: tuple[Stage, ...] = (
     Stage("rating", "metadata", BOTH, "rating above the threshold"),
     Stage("rating_count", "metadata", ("itch",), "enough ratings"),
@@ -95,13 +98,18 @@ STAGES: tuple[Stage, ...] = (
     Stage("nsfw", "metadata", BOTH, "no NSFW content"),
     Stage("python3", "metadata", ("pyweek",), "Python 3"),
     Stage("pygame", "metadata", ("pyweek",), "pygame only"),
-    Stage("not_a_game", "technical", BOTH, "an interactive game"),
-    Stage("multiplayer_only", "technical", BOTH, "playable by one player"),
-    Stage("gamepad_required", "technical", BOTH, "no gamepad required"),
+    Stage("non_free", "metadata", DEBIAN, "in Debian main"),
+    Stage("not_a_game", "technical", ALL, "an interactive game"),
+    Stage("server", "technical", DEBIAN, "not a server package"),
+    Stage("text_mode", "technical", DEBIAN, "not a text/terminal game"),
+    Stage("no_gui", "technical", DEBIAN, "has a GUI (X11 debtag or graphics library)"),
+    Stage("network", "technical", DEBIAN, "no network debtag"),
+    Stage("multiplayer_only", "technical", ALL, "playable by one player"),
+    Stage("gamepad_required", "technical", ALL, "no gamepad required"),
     Stage("drag_only", "technical", BOTH, "not dragging-only controls"),
-    Stage("triage", "archive", BOTH, "archive readable and not quarantined"),
+    Stage("triage", "archive", ALL, "archive readable and not quarantined"),
     Stage("construct_runtime", "archive", BOTH, "not the Construct runtime"),
-    Stage("launch", "launch", BOTH, "launch dry-run succeeds"),
+    Stage("launch", "launch", ALL, "launch dry-run succeeds"),
 )
 STAGE_NAMES = tuple(s.name for s in STAGES)
 MANUAL_CODES = tuple(s.name for s in STAGES if s.group in ("technical", "archive", "launch"))
@@ -331,6 +339,16 @@ def _manual(game: RawGame, name: str, manual: dict[str, ManualExclusion]) -> str
     return None
 
 
+def _check(game: RawGame, name: str, settings: FilterSettings) -> str | None:
+    """The stage's detector: a Debian package's own (debtags, section) first, then the text
+    detector the stage shares with the dumps, where there is one."""
+    if game.source == "debian" and name in DEBIAN_CHECKS:
+        reason = DEBIAN_CHECKS[name](game)
+        if reason or name not in _CHECKS:
+            return reason
+    return _CHECKS[name](game, settings)
+
+
 # ---------------------------------------------------------------------------------------------
 # the three decision points
 
@@ -349,7 +367,7 @@ def screen(
             continue
         if game.source not in item.sources:
             continue
-        reason = _manual(game, item.name, manual) or _CHECKS[item.name](game, settings)
+        reason = _manual(game, item.name, manual) or _check(game, item.name, settings)
         if reason:
             return Decision(game.id, game.source, item.name, reason)
     return Decision(game.id, game.source)

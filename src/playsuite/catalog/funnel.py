@@ -53,6 +53,8 @@ def funnel_table(
         | {TOTAL_REMAINING: sum(remaining.values())}
     ]
     for item in STAGES:
+        if not set(item.sources) & set(sources):
+            continue  # a stage of another source (the sample funnel has no Debian rows)
         row: dict[str, object] = {
             STAGE: item.name,
             KEPT: descriptions.get(item.name, item.description)

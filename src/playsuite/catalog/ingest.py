@@ -20,6 +20,9 @@ from typing import Any
 from playsuite.files import atomic_open
 
 SOURCES = ("itch", "pyweek")
+#: Sources read from a package registry's index (playsuite.catalog.debian_index) rather than a
+#: platform dump: the game is the registry's package, fetched by name, not an archive.
+REGISTRY_SOURCES = ("debian",)
 
 
 class DumpError(ValueError):
@@ -31,7 +34,7 @@ class RawGame:
     """One game as its platform describes it, before any filter."""
 
     id: str  # catalog id: "{source}-{slug of the platform id}"
-    source: str  # itch | pyweek
+    source: str  # itch | pyweek | debian
     source_id: str
     title: str
     author: str = ""
@@ -59,6 +62,9 @@ class RawGame:
     library: tuple[str, ...] = ()
     readme: str = ""
     diary: tuple[str, ...] = ()
+    version: str = ""  # registry sources: the package version the index listed
+    section: str = ""  # Debian: the archive section (``games``, ``contrib/games``)
+    depends: tuple[str, ...] = ()  # Debian: names of the package's dependencies
 
     def to_dict(self) -> dict[str, Any]:
         # field by field rather than dataclasses.asdict: no deep copies (1.7M records at scale)

@@ -15,12 +15,15 @@ executable, and records what it used as ``entry``.
 from __future__ import annotations
 
 import os
+import posixpath
+import re
 import shutil
 import stat
 import tempfile
 from pathlib import Path
 from typing import IO, Any
 
+from playsuite.catalog.debian_index import runtime_options
 from playsuite.catalog.ingest import RawGame
 from playsuite.corpus import GameEntry
 from playsuite.records.episode import GAME_LOG_NAMES
@@ -43,6 +46,7 @@ def candidate_row(game: RawGame, package: str, triage: dict[str, Any]) -> GameEn
         author=game.author,
         source=game.source,
         package=package,
+        version=game.version or None,
         runtime=game.runtime,
         entry=game.start,
         tags=tuple(game.tags),
@@ -51,7 +55,10 @@ def candidate_row(game: RawGame, package: str, triage: dict[str, Any]) -> GameEn
         rating=game.rating,
         rating_count=game.rating_count,
         screen=game.screen or None,
-        options={"triage": {"risk": triage["risk"], "policy": triage["policy"]}},
+        options={
+            "triage": {"risk": triage["risk"], "policy": triage["policy"]},
+            **runtime_options(game),
+        },
     )
 
 
@@ -79,6 +86,57 @@ def find_native_entry(files: Path, executables: list[str]) -> str:
     if len(executables) == 1 and (files / executables[0]).is_file():
         return executables[0]
     return ""
+
+
+def debian_entry(files: Path, package: str) -> str:
+    """The launcher of an unpacked Debian game: ``/usr/games/{package}`` when the package has it,
+    else its only executable in ``/usr/games``; ``""`` when that is ambiguous."""
+    games = files / "usr/games"
+    found = sorted(p.name for p in games.iterdir() if _executable(p)) if games.is_dir() else []
+    if package in found:
+        return f"/usr/games/{package}"
+    return f"/usr/games/{found[0]}" if len(found) == 1 else ""
+
+
+_PYTHON_RUN = re.compile(
+    r"(?:\bpython3?(?:\.\d+)?\s+(?:-\S+\s+)*|\bexec\s+)([^\s;|&]+\.py)\b"  # or exec ./x.py
+)
+_CD = re.compile(r"^\s*cd\s+[\"']?([^\s\"';&]+)", re.MULTILINE)
+
+
+def debian_python_entry(files: Path, launcher: str) -> str:
+    """The Python script a Debian pygame game's launcher runs (the pygame runtime starts a
+    script, not a shell wrapper): the launcher itself when it is Python, else the ``python3
+    x.py`` (or ``exec ./x.py``) it runs, resolved against the ``cd`` before it; ``""`` when
+    neither is found. A symlinked launcher is followed inside the package: the script's folder
+    is its import path."""
+    for _ in range(8):  # /usr/games/angrydd -> /usr/share/games/angrydd/angrydd.py
+        link = entry_path(files, launcher)
+        if not link.is_symlink():
+            break
+        launcher = posixpath.normpath(
+            posixpath.join(posixpath.dirname(launcher), os.readlink(link))
+        )
+    path = entry_path(files, launcher)
+    text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+    first = text.split("\n", 1)[0]
+    if first.startswith("#!") and "python" in first:
+        return launcher
+    run = _PYTHON_RUN.search(text)
+    if not run:
+        return ""
+    script = run.group(1)
+    if not script.startswith("/"):
+        dirs = [m.group(1) for m in _CD.finditer(text[: run.start()]) if m.group(1).startswith("/")]
+        if not dirs:
+            return ""
+        script = posixpath.normpath(posixpath.join(dirs[-1], script))
+    return script if entry_path(files, script).is_file() else ""
+
+
+def entry_path(files: Path, entry: str) -> Path:
+    """Where an entry's program lies in the unpacked tree (Debian entries are installed paths)."""
+    return files / entry.split()[0].lstrip("/")
 
 
 def _explanation(workdir: Path, limit: int = 300) -> str:
@@ -122,27 +180,55 @@ def launch_candidate(
     and the validator's measurements). Failures of the game or its archive are results, not
     exceptions. ``log`` receives the acquisition's steps and the game's own logs of every run.
     """
-    row = candidate_row(game, package, triage)
+    return launch_row(
+        candidate_row(game, package, triage),
+        list(triage.get("executables") or []),
+        work_dir,
+        timeout_s=timeout_s,
+        base_dir=base_dir,
+        log=log,
+    )
+
+
+def launch_row(
+    row: GameEntry,
+    executables: list[str],
+    work_dir: str | os.PathLike[str],
+    *,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    base_dir: str | os.PathLike[str] | None = None,
+    log: IO[str] | None = None,
+    games_dir: str | os.PathLike[str] | None = None,
+) -> dict[str, Any]:
+    """Acquire one corpus row and validate its launch (see :func:`launch_candidate`).
+
+    ``games_dir`` (default: under ``work_dir``) may be shared by several rows so that Debian
+    dependency closures are fetched into one store; ``executables`` is the triage scan's list.
+    """
+    game_id = row.id
+    triage = row.options.get("triage") or {"policy": "clean"}
     work = Path(work_dir)
-    base = {"entry": row.entry, "policy": triage["policy"], "archive": package}
+    base = {"entry": row.entry, "policy": triage["policy"], "archive": row.package}
     try:
-        acquired = acquire(row, work / "games", base_dir=base_dir, log=log)
+        acquired = acquire(row, games_dir or work / "games", base_dir=base_dir, log=log)
     except AcquisitionError as exc:
-        return _failed(game.id, row.runtime, f"acquisition failed: {exc}", **base)
+        return _failed(game_id, row.runtime, f"acquisition failed: {exc}", **base)
     base["policy"] = acquired.manifest.get("triage", {}).get("policy", triage["policy"])
     base["files_sha256"] = acquired.manifest["files_sha256"]
-    if not row.entry and row.runtime == "native":
-        row = GameEntry.from_dict(
-            {
-                **row.to_dict(),
-                "entry": find_native_entry(acquired.files, list(triage.get("executables") or [])),
-            }
-        )
-        base["entry"] = row.entry
+    entry = row.entry
+    if row.source == "debian" and (not entry or not entry_path(acquired.files, entry).exists()):
+        entry = debian_entry(acquired.files, row.package)
+    if row.source == "debian" and row.runtime == "pygame" and entry:
+        entry = debian_python_entry(acquired.files, entry)
+    elif not entry and row.runtime == "native":
+        entry = find_native_entry(acquired.files, executables)
+    if entry != row.entry:
+        row = GameEntry.from_dict({**row.to_dict(), "entry": entry})
+        base["entry"] = entry
     if not row.entry:
-        return _failed(game.id, row.runtime, "no entry point known", **base)
-    if row.runtime != "browser" and not (acquired.files / row.entry.split()[0]).exists():
-        return _failed(game.id, row.runtime, f"entry {row.entry!r} is not in the archive", **base)
+        return _failed(game_id, row.runtime, "no entry point known", **base)
+    if row.runtime != "browser" and not entry_path(acquired.files, row.entry).exists():
+        return _failed(game_id, row.runtime, f"entry {row.entry!r} is not in the archive", **base)
 
     from playsuite.runtimes.resources import WorkerResources
     from playsuite.runtimes.validate import validate_launch

@@ -11,7 +11,14 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from playsuite.catalog.curate import candidates, is_url, triage_survivors
+from playsuite.catalog.curate import (
+    candidates,
+    is_url,
+    registry_candidates,
+    triage_survivors,
+)
+from playsuite.catalog.debian_index import LIVE_INDEX
+from playsuite.catalog.ingest import REGISTRY_SOURCES
 from playsuite.planning import paths
 
 SOURCES = ("itch", "pyweek")
@@ -36,8 +43,18 @@ class CatalogInputs:
             ) from None
 
     def dumps(self, wildcards: Any) -> dict[str, str]:
+        """Input files of the ingest: the dumps, and registry indexes given as files (a live
+        index, ``apt``, is no file: :meth:`indexes`)."""
         corpus = self.corpus(wildcards)
-        return {s: corpus[s] for s in SOURCES if corpus.get(s)}
+        files = {s: corpus[s] for s in SOURCES if corpus.get(s)}
+        return files | {
+            s: corpus[s] for s in REGISTRY_SOURCES if corpus.get(s) not in (None, LIVE_INDEX)
+        }
+
+    def indexes(self, wildcards: Any) -> dict[str, str]:
+        """Registry sources of the corpus: ``{"debian": "apt" | Packages file}``."""
+        corpus = self.corpus(wildcards)
+        return {s: corpus[s] for s in REGISTRY_SOURCES if corpus.get(s)}
 
     def exclusions(self, wildcards: Any) -> list[str]:
         path = self.corpus(wildcards).get("exclusions")
@@ -56,6 +73,22 @@ class CatalogInputs:
 
     def candidate_ids(self, wildcards: Any) -> list[str]:
         return [game_id for game_id, _ in self.candidates(wildcards)]
+
+    def registry_ids(self, wildcards: Any) -> list[str]:
+        """Screened-in registry games: triaged without an archive to scan."""
+        screen = self.checkpoints.catalog_screen.get(corpus=wildcards.corpus).output[0]
+        return registry_candidates(paths.catalog_file(wildcards.corpus, "records.jsonl"), screen)
+
+    def package_of(self, wildcards: Any) -> str:
+        """A registry game's package name (its id without the source prefix is not enough:
+        ``xgalaga++`` is ``debian-xgalagaplusplus``), read from the records."""
+        from playsuite.catalog.ingest import read_records
+
+        records = paths.catalog_file(wildcards.corpus, "records.jsonl")
+        for game in read_records(records):
+            if game.id == wildcards.game:
+                return game.source_id
+        raise ValueError(f"{wildcards.game} is not in {records}")
 
     def archives(self, wildcards: Any) -> list[Any]:
         """Archives of the screened-in games: local paths, or URLs fetched by Snakemake storage
@@ -76,6 +109,8 @@ class CatalogInputs:
         if key not in self._archive_maps:
             self._archive_maps[key] = dict(self.candidates(wildcards))
         location = self._archive_maps[key].get(wildcards.game)
+        if location is None and wildcards.game in self.registry_ids(wildcards):
+            return []  # a registry package: fetched by name in the job (params.package)
         if location is None:
             raise ValueError(
                 f"{wildcards.game} did not pass the metadata screen of corpus {wildcards.corpus}"

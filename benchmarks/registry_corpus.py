@@ -1,0 +1,61 @@
+"""Acquire and launch-check the games of a generated registry corpus table; print pass counts per
+runtime and the failure reasons, counted (playsuite.catalog.launch_survey).
+
+    .venv/bin/python benchmarks/registry_corpus.py results/catalog/debian/games.tsv \
+        [--limit 40 [--sample --seed 0]] [--runtime native] [--timeout 30] \
+        [--work results/registry-survey] [--checked-only]
+
+Results are kept per game under --work, so a second run resumes (--fresh checks again);
+--checked-only summarises the rows of the table checked so far and checks nothing new.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+
+from playsuite.catalog.launch_survey import checked, passed, summary, survey
+from playsuite.corpus import load_corpus
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("table", help="corpus table (games.tsv or a corpus YAML)")
+    parser.add_argument("--limit", type=int, default=0, help="check the first N rows (0: all)")
+    parser.add_argument("--sample", action="store_true", help="a random --limit rows (--seed)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--runtime", default="", help="only rows of this runtime")
+    parser.add_argument("--work", default="results/registry-survey", help="work folder")
+    parser.add_argument("--timeout", type=float, default=30.0, help="launch timeout (s)")
+    parser.add_argument("--fresh", action="store_true", help="ignore earlier results")
+    parser.add_argument("--checked-only", action="store_true", help="only rows checked before")
+    args = parser.parse_args()
+    rows = [r for r in load_corpus(args.table) if not args.runtime or r.runtime == args.runtime]
+    if args.checked_only:
+        rows = [r for r in rows if checked(args.work, r.id)]
+    if args.sample:
+        random.Random(args.seed).shuffle(rows)
+    if args.limit:
+        rows = rows[: args.limit]
+    started = time.monotonic()
+    results = []
+    for result in survey(rows, args.work, timeout_s=args.timeout, resume=not args.fresh):
+        results.append(result)
+        verdict = "ok" if passed(result) else f"{result['status']}: {result.get('error', '')}"
+        print(
+            f"{result['game']:32} {result['runtime']:8} {result.get('wall_s', 0):6.1f}s  "
+            f"{verdict[:100]}",
+            flush=True,
+        )
+    print(
+        f"\n{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {args.table}, "
+        f"{len(results)} games in {time.monotonic() - started:.0f} s\n"
+    )
+    print(summary(results))
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

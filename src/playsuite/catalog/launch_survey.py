@@ -1,0 +1,89 @@
+"""Launch-check a whole corpus table and count what passed, per runtime, and why the rest failed.
+
+The catalog's ``catalog_launch`` rule checks one candidate per job; this survey runs the same
+check (:func:`playsuite.catalog.launch.launch_row`: acquire, then the runtimes' launch validator
+in the sandbox) over the rows of a generated table in one process, sharing one games directory so
+that Debian dependency closures are fetched once, and keeps one result file per game so that an
+interrupted survey resumes where it stopped (``benchmarks/registry_corpus.py``).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from playsuite.catalog.launch import DEFAULT_TIMEOUT_S, launch_row
+from playsuite.corpus import GameEntry
+from playsuite.files import read_json, write_json_atomic
+
+
+def survey(
+    rows: Sequence[GameEntry],
+    work_dir: str | Path,
+    *,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    resume: bool = True,
+) -> Iterator[dict[str, Any]]:
+    """One launch result per row (with ``wall_s``), in row order; written to
+    ``{work_dir}/results/{id}.json`` and read back from there when ``resume`` and present."""
+    work = Path(work_dir)
+    for row in rows:
+        out = work / "results" / f"{row.id}.json"
+        if resume and out.is_file():
+            yield read_json(out)
+            continue
+        started = time.monotonic()
+        (work / "logs").mkdir(parents=True, exist_ok=True)
+        with open(work / "logs" / f"{row.id}.log", "w", encoding="utf-8") as log:
+            result = launch_row(
+                row,
+                [],
+                work / "runs" / row.id,
+                timeout_s=timeout_s,
+                log=log,
+                games_dir=work / "games",
+            )
+        result = {**result, "runtime": row.runtime, "wall_s": round(time.monotonic() - started, 1)}
+        write_json_atomic(out, result)
+        yield result
+
+
+def checked(work_dir: str | Path, game_id: str) -> bool:
+    """Whether a survey under ``work_dir`` has a result for ``game_id``."""
+    return (Path(work_dir) / "results" / f"{game_id}.json").is_file()
+
+
+def passed(result: dict[str, Any]) -> bool:
+    return result.get("status") == "ok" and result.get("ok", True) is True
+
+
+def failure_reason(result: dict[str, Any], width: int = 90) -> str:
+    """A failure's reason with the game-specific parts (numbers, quoted names, paths, the log
+    excerpt) blanked, so that failures of the same kind are counted together."""
+    error = str(result.get("error", "")).split("; log:")[0]  # the game's own log differs
+    text = f"{result.get('status', '?')}: {error}"
+    text = re.sub(r"'[^']*'|\"[^\"]*\"", "'…'", text)
+    text = re.sub(r"(/[\w.+-]+)+", "/…", text)
+    text = re.sub(r"\d+(\.\d+)?", "N", text)
+    return " ".join(text.split())[:width]
+
+
+def summary(results: Iterable[dict[str, Any]]) -> str:
+    """Pass counts per runtime and the failure reasons, counted, as printable lines."""
+    results = list(results)
+    lines = [f"{'runtime':10} {'checked':>7} {'passed':>6}"]
+    runtimes = Counter(r.get("runtime", "?") for r in results)
+    ok = Counter(r.get("runtime", "?") for r in results if passed(r))
+    for runtime in sorted(runtimes):
+        lines.append(f"{runtime:10} {runtimes[runtime]:7} {ok[runtime]:6}")
+    lines.append(f"{'all':10} {len(results):7} {sum(ok.values()):6}")
+    reasons = Counter(failure_reason(r) for r in results if not passed(r))
+    if reasons:
+        lines.append("")
+        lines.append("failures (count, reason):")
+        lines.extend(f"{count:5}  {reason}" for reason, count in reasons.most_common())
+    return "\n".join(lines)
