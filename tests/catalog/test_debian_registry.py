@@ -25,9 +25,10 @@ from playsuite.catalog.curate import (
 from playsuite.catalog.debian_index import GenreTable, game_stanzas, read_debian
 from playsuite.catalog.filters import FilterSettings, screen
 from playsuite.catalog.genres import load_taxonomy
-from playsuite.catalog.launch import debian_entry, debian_python_entry, entry_path
+from playsuite.catalog.launch import debian_entry, entry_path
 from playsuite.catalog.launch_survey import failure_reason, summary
-from playsuite.corpus import load_corpus
+from playsuite.corpus import GameEntry, load_corpus
+from playsuite.runtimes.pygame_entry import EntryError, resolve_entry
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "tests/data/catalog/debian_sample.Packages"
@@ -239,18 +240,40 @@ LAUNCHERS = {  # bookworm's own launchers (first lines), and the script each run
         "/usr/share/games/ard/a.py"
     ),
     "#!/bin/bash\ncd /usr/share/games/ard\nexec ./a.py $options\n": "/usr/share/games/ard/a.py",
-    "#!/bin/sh\necho no python here\n": "",
 }
 
 
+def pygame_row(entry: str) -> GameEntry:
+    return GameEntry.from_dict(
+        {
+            "id": "g",
+            "title": "G",
+            "source": "debian",
+            "package": "g",
+            "runtime": "pygame",
+            "entry": entry,
+        }
+    )
+
+
 @pytest.mark.parametrize("text", list(LAUNCHERS))
-def test_python_entry_of_a_debian_pygame_launcher(tmp_path: Path, text: str) -> None:
+def test_the_runtime_follows_a_debian_pygame_launcher(tmp_path: Path, text: str) -> None:
+    """The catalog keeps the package's launcher as the row's entry; the pygame runtime's own
+    resolver (the one the catalog's launch check uses) finds the script it runs."""
     for script in ("usr/share/games/wwiu/run_game.py", "usr/share/games/ard/a.py"):
         (tmp_path / script).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / script).write_text("import pygame\n")
+        (tmp_path / script).write_text("#!/usr/bin/python3\nimport pygame\n")
     (tmp_path / "usr/games").mkdir(parents=True)
     (tmp_path / "usr/games/game").write_text(text)
-    assert debian_python_entry(tmp_path, "/usr/games/game") == LAUNCHERS[text]
+    found = resolve_entry(pygame_row("/usr/games/game"), tmp_path)
+    assert "/" + found.entry.lstrip("/") == LAUNCHERS[text]
+
+
+def test_a_launcher_without_python_is_refused_with_a_reason(tmp_path: Path) -> None:
+    (tmp_path / "usr/games").mkdir(parents=True)
+    (tmp_path / "usr/games/game").write_text("#!/bin/sh\necho no python here\n")
+    with pytest.raises(EntryError, match="game"):
+        resolve_entry(pygame_row("/usr/games/game"), tmp_path)
 
 
 def test_workflow_inputs_of_a_registry_corpus() -> None:
@@ -266,14 +289,15 @@ def test_workflow_inputs_of_a_registry_corpus() -> None:
     assert inputs.dumps(pinned) == {"debian": "x.P"} == inputs.indexes(pinned)
 
 
-def test_python_entry_follows_a_symlinked_launcher(tmp_path: Path) -> None:
+def test_the_runtime_follows_a_symlinked_launcher(tmp_path: Path) -> None:
     """angrydd's /usr/games/angrydd links to its script; the script's folder has its modules."""
     script = tmp_path / "usr/share/games/dd/dd.py"
     script.parent.mkdir(parents=True)
     script.write_text("#! /usr/bin/python3\nimport constants\n")
     (tmp_path / "usr/games").mkdir()
     (tmp_path / "usr/games/dd").symlink_to("../share/games/dd/dd.py")
-    assert debian_python_entry(tmp_path, "/usr/games/dd") == "/usr/share/games/dd/dd.py"
+    found = resolve_entry(pygame_row("/usr/games/dd"), tmp_path)
+    assert found.entry.lstrip("/") == "usr/share/games/dd/dd.py"
 
 
 def test_opengl_option_from_the_dependencies(games: dict) -> None:

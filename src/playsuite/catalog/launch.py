@@ -15,8 +15,6 @@ executable, and records what it used as ``entry``.
 from __future__ import annotations
 
 import os
-import posixpath
-import re
 import shutil
 import stat
 import tempfile
@@ -96,42 +94,6 @@ def debian_entry(files: Path, package: str) -> str:
     if package in found:
         return f"/usr/games/{package}"
     return f"/usr/games/{found[0]}" if len(found) == 1 else ""
-
-
-_PYTHON_RUN = re.compile(
-    r"(?:\bpython3?(?:\.\d+)?\s+(?:-\S+\s+)*|\bexec\s+)([^\s;|&]+\.py)\b"  # or exec ./x.py
-)
-_CD = re.compile(r"^\s*cd\s+[\"']?([^\s\"';&]+)", re.MULTILINE)
-
-
-def debian_python_entry(files: Path, launcher: str) -> str:
-    """The Python script a Debian pygame game's launcher runs (the pygame runtime starts a
-    script, not a shell wrapper): the launcher itself when it is Python, else the ``python3
-    x.py`` (or ``exec ./x.py``) it runs, resolved against the ``cd`` before it; ``""`` when
-    neither is found. A symlinked launcher is followed inside the package: the script's folder
-    is its import path."""
-    for _ in range(8):  # /usr/games/angrydd -> /usr/share/games/angrydd/angrydd.py
-        link = entry_path(files, launcher)
-        if not link.is_symlink():
-            break
-        launcher = posixpath.normpath(
-            posixpath.join(posixpath.dirname(launcher), os.readlink(link))
-        )
-    path = entry_path(files, launcher)
-    text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
-    first = text.split("\n", 1)[0]
-    if first.startswith("#!") and "python" in first:
-        return launcher
-    run = _PYTHON_RUN.search(text)
-    if not run:
-        return ""
-    script = run.group(1)
-    if not script.startswith("/"):
-        dirs = [m.group(1) for m in _CD.finditer(text[: run.start()]) if m.group(1).startswith("/")]
-        if not dirs:
-            return ""
-        script = posixpath.normpath(posixpath.join(dirs[-1], script))
-    return script if entry_path(files, script).is_file() else ""
 
 
 def entry_path(files: Path, entry: str) -> Path:
@@ -218,15 +180,23 @@ def launch_row(
     entry = row.entry
     if row.source == "debian" and (not entry or not entry_path(acquired.files, entry).exists()):
         entry = debian_entry(acquired.files, row.package)
-    if row.source == "debian" and row.runtime == "pygame" and entry:
-        entry = debian_python_entry(acquired.files, entry)
-    elif not entry and row.runtime == "native":
+    if not entry and row.runtime == "native":
         entry = find_native_entry(acquired.files, executables)
     if entry != row.entry:
         row = GameEntry.from_dict({**row.to_dict(), "entry": entry})
         base["entry"] = entry
     if not row.entry:
         return _failed(game_id, row.runtime, "no entry point known", **base)
+    if row.runtime == "pygame":
+        # A Debian pygame game keeps its launcher as the entry: the runtime follows it to the
+        # script it runs (playsuite.runtimes.pygame_entry); a launcher it cannot follow fails
+        # here, with the runtime's own reason.
+        from playsuite.runtimes.pygame_entry import EntryError, resolve_entry
+
+        try:
+            resolve_entry(row, acquired.files)
+        except EntryError as exc:
+            return _failed(game_id, row.runtime, str(exc), **base)
     if row.runtime != "browser" and not entry_path(acquired.files, row.entry).exists():
         return _failed(game_id, row.runtime, f"entry {row.entry!r} is not in the archive", **base)
 

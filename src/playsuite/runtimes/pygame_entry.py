@@ -42,6 +42,7 @@ MAX_DEPTH = 4
 _PYTHON = re.compile(r"^(python|pypy)[0-9.]*$")
 _SHELLS = ("sh", "bash", "dash")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_LONE_VARIABLE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
 _OWN_DIR = re.compile(r"""\$\(\s*dirname\s+["']?\$0["']?\s*\)|`\s*dirname\s+["']?\$0["']?\s*`""")
 _SEPARATORS = frozenset({";", "&&", "||", "|", "&", "(", ")"})
 #: Words that start a shell command without being its program.
@@ -205,16 +206,35 @@ def _follow_launcher(
             "game's Python script (with options.cwd where it must run)"
         )
 
+    assigned: dict[str, str] = {}  # the launcher's own variables with a literal value
+
     def variables(words: list[str]) -> None:
         for word in words:
             if "$" in word and word not in ("$@", "$*"):
                 raise refuse(f"{word!r} depends on shell variables")
+
+    def expanded(words: list[str]) -> list[str]:
+        """A lone ``$name`` / ``${name}`` word as the shell expands it: the launcher's literal
+        value, or nothing when the launcher never sets it (``exec ./x.py $options``)."""
+        out: list[str] = []
+        for word in words:
+            lone = _LONE_VARIABLE.fullmatch(word)
+            if lone is None:
+                out.append(word)
+            elif lone.group(1) in assigned:
+                out += assigned[lone.group(1)].split()
+        return out
 
     for words in _commands(text, own_dir):
         while words and words[0] in _KEYWORDS:
             words = words[1:]
         if words and words[0] == "export":
             words = words[1:]
+        if len(words) == 1 and _ASSIGNMENT.match(words[0]):  # name=value on its own line
+            name, _, value = words[0].partition("=")
+            if "$" not in value:
+                assigned[name] = value
+        words = expanded(words)
         while words and (_ASSIGNMENT.match(words[0]) or words[0] in ("exec", "env", "command")):
             name, _, value = words[0].partition("=")
             if name == "PYTHONPATH" and value:
