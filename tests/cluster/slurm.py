@@ -69,12 +69,12 @@ def write_default_workflow(root: Path, *, steps: int = 2) -> Path:
     The config is config/config.yaml as shipped (local corpus of eight real games, the main and
     ablation conditions, the frame and state judges, the engine checks, every table and figure,
     the catalog sample), with changes that keep CI within its time budget or fit the test node:
-    only the ``random`` baseline plays and only the history ablation is planned (every rule and
-    job kind still runs); the tiny presets answer in at most :data:`TINY_MAX_TOKENS` tokens; the
-    Video-LLM judge ``qwen3.5-9b`` joins (served by the stand-in through ``judge.server_argv``,
-    which engine checks ignore; its judge jobs ask for a GPU); episodes are ``steps`` long; the
-    registry's default resources fit the test node; and ``engine.vllm`` names this checkout's
-    engine (the copy leaves out its 2.5 GB).
+    only the ``random`` baseline plays, only the history ablation is planned and only the sample
+    catalog corpus is curated (every rule and job kind still runs); the tiny presets answer in
+    at most :data:`TINY_MAX_TOKENS` tokens; the Video-LLM judge ``qwen3.5-9b`` joins (served by
+    the stand-in through ``judge.server_argv``, which engine checks ignore; its judge jobs ask
+    for a GPU); episodes are ``steps`` long; the registry's default resources fit the test node;
+    and ``engine.vllm`` names this checkout's engine (the copy leaves out its 2.5 GB).
     """
     copy_repo(REPO, root)
     write_test_registry(root / "config" / "models.yaml", root / "config" / "models.yaml")
@@ -85,6 +85,9 @@ def write_default_workflow(root: Path, *, steps: int = 2) -> Path:
     # One ablation (history): the ablation rules run on Slurm; the other two ablation kinds
     # differ only in their statistics, which tests/analysis covers.
     config["analysis"]["ablations"] = ["config/ablations/history.yaml"]
+    # One catalog corpus (the sample): the registry corpus runs the same catalog rules, and its
+    # stages are covered locally (tests/catalog/test_debian_registry.py).
+    config["catalog"]["corpora"] = {"sample": config["catalog"]["corpora"]["sample"]}
     config["judges"] = [*config["judges"], VLM_JUDGE]
     config["play"]["steps"] = steps
     config.setdefault("judge", {})["server_argv"] = standin_argv("{uds}", model="{preset}")
