@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -280,3 +283,24 @@ def test_a_game_that_cannot_keep_up_falls_back_to_real_time_continuously(options
         assert 1.3 <= seen(opts)["t"] - t0 <= 2.2
         assert 0.5 <= rt.last_slice_wall_s < 1.0
         assert seen(opts)["max_gap"] < 1.5
+
+
+def test_a_stop_counts_from_when_every_thread_has_stopped() -> None:
+    # A busy two-thread program: after SIGSTOP both threads must be seen stopped before the
+    # runtime starts hiding time from the game's clock; an unsignalled one is reported running.
+    code = "import threading\nthreading.Thread(target=lambda: [0 for _ in iter(int, 1)]).start()\n"
+    code += "while True: pass\n"
+    proc = subprocess.Popen([sys.executable, "-c", code])
+    try:
+        time.sleep(0.3)
+        assert procs.await_stopped([proc.pid], timeout_s=0.2) is False  # still running
+        os.kill(proc.pid, signal.SIGSTOP)
+        assert procs.await_stopped([proc.pid], timeout_s=2.0) is True
+        states = [
+            (task / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            for task in Path(f"/proc/{proc.pid}/task").iterdir()
+        ]
+        assert len(states) == 2 and set(states) <= {"T", "t"}, states
+    finally:
+        proc.kill()
+        proc.wait()

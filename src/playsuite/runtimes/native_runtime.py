@@ -411,8 +411,12 @@ class NativeRuntime(Runtime):
             # Stop the processes known at resume at once (reading /proc takes a while on a
             # busy node, and the game would run on meanwhile), then any it started since.
             procs.signal_all(self._running, signal.SIGSTOP)
+            started = [p for p in self._pids() if p not in self._running]
+            procs.signal_all(started, signal.SIGSTOP)
+            # The stop counts from when every thread has stopped: hiding more than the game was
+            # stopped would turn its clock back (SuperTux asserts on that).
+            procs.await_stopped([*self._running, *started])
             self._stopped_at = time.monotonic()
-            procs.signal_all([p for p in self._pids() if p not in self._running], signal.SIGSTOP)
 
     def _resume(self) -> None:
         if self._stopped_at is not None:

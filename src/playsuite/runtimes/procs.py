@@ -59,6 +59,42 @@ def alive(pid: int) -> bool:
     return stat[stat.rfind(")") + 2 :].split()[0] != "Z"
 
 
+def await_stopped(pids: list[int], timeout_s: float = 1.0) -> bool:
+    """Wait until every thread of ``pids`` is stopped (or gone) after a SIGSTOP; False if some
+    still ran after ``timeout_s``.
+
+    A signal takes effect when its target is next scheduled, which on a busy machine can be
+    milliseconds later: until then the game still runs, so a clock that hides the stop must
+    count it from here, never from the moment the signal was sent.
+    """
+    deadline = time.monotonic() + timeout_s
+    waiting = list(pids)
+    while waiting:
+        waiting = [p for p in waiting if _running_threads(p)]
+        if not waiting:
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.001)
+    return True
+
+
+def _running_threads(pid: int) -> bool:
+    """Does any thread of ``pid`` still run (state other than stopped, traced, zombie, dead)?"""
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:
+        return False
+    for task in tasks:
+        try:
+            stat = (task / "stat").read_text()
+        except OSError:
+            continue
+        if stat[stat.rfind(")") + 2 :].split()[0] not in ("T", "t", "Z", "X"):
+            return True
+    return False
+
+
 def cmdline(pid: int) -> list[str]:
     try:
         raw = Path(f"/proc/{pid}/cmdline").read_bytes()
