@@ -9,8 +9,10 @@ cd "$(dirname "$0")/.."
 VENV=.venv/bin
 
 slurm_log=$(mktemp -t playsuite-slurm-tests.XXXXXX)
-"$VENV/pytest" -m slurm --basetemp=/tmp/playsuite-slurm-tests -p no:cacheprovider \
-  >"$slurm_log" 2>&1 &
+# A fresh base directory each run: Slurm's accounting outlives a run, and the tests pick their
+# jobs out of it by working directory, so a reused path would count an earlier run's jobs too.
+slurm_tmp=$(mktemp -d -t playsuite-slurm-tests.XXXXXX)
+"$VENV/pytest" -m slurm --basetemp="$slurm_tmp" -p no:cacheprovider >"$slurm_log" 2>&1 &
 slurm_pid=$!
 trap 'kill "$slurm_pid" 2>/dev/null' INT TERM
 

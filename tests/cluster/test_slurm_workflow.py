@@ -36,11 +36,12 @@ from tests.cluster.slurm import (
 pytestmark = [pytest.mark.slurm, pytest.mark.slow, pytest.mark.games]
 
 
-def sacct_rows(workdir: Path) -> list[dict[str, str]]:
-    """Accounting rows (allocations only) of every job that ran in ``workdir``."""
+def sacct_rows(workdir: Path, since: str = "now-1days") -> list[dict[str, str]]:
+    """Accounting rows (allocations only) of every job that ran in ``workdir`` from ``since``
+    (Slurm's accounting outlives a test: an earlier run in the same folder must not count)."""
     fields = ["JobIDRaw", "Comment", "State", "ElapsedRaw", "AllocTRES", "WorkDir"]
     done = probe(
-        ["sacct", "-X", "-n", "-P", "-a", "-S", "now-1days", f"--format={','.join(fields)}"],
+        ["sacct", "-X", "-n", "-P", "-a", "-S", since, f"--format={','.join(fields)}"],
         timeout_s=60,
     )
     assert done is not None and done.returncode == 0, done and done.stderr
@@ -79,6 +80,7 @@ def test_embedded_default_runs_on_slurm(slurm: None, tmp_path: Path) -> None:
     checks = settings["engine"]["checks"]
     check_condition = settings["analysis"]["main"]["with_history"]
     started = time.monotonic()
+    since = time.strftime("%Y-%m-%dT%H:%M:%S")
     run_to_end(repo, config, timeout_s=2400, repo=repo)
     print(f"embedded default under Slurm: {time.monotonic() - started:.0f} s")
 
@@ -125,7 +127,7 @@ def test_embedded_default_runs_on_slurm(slurm: None, tmp_path: Path) -> None:
     assert not any("tiny" in p.read_text() for p in (repo / "results/tables/frame").glob("*.*"))
 
     # sacct: every job completed; only the Video-LLM judge's jobs were granted a GPU.
-    jobs = sacct_rows(repo)
+    jobs = sacct_rows(repo, since)
     assert jobs, "sacct shows no job of this run"
     unfinished = [j for j in jobs if j["State"] != "COMPLETED"]
     assert not unfinished, unfinished
