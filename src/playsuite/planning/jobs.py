@@ -110,17 +110,7 @@ def validate_launch_job(catalog: str, game_id: str, acquired: str, output: str, 
     (playsuite.runtimes.validate); its games' own logs are gathered into ``log``."""
     from playsuite.runtimes.validate import validate_launch
 
-    game = find_game(load_corpus(catalog), game_id)
-    files = Path(acquired).parent / "files"
-    workdir = Path(tempfile.mkdtemp(prefix=f"validate-{game.id}-"))
-    try:
-        result = validate_launch(game, files, workdir)
-    finally:
-        _gather_logs(workdir, log)
-        shutil.rmtree(workdir, ignore_errors=True)
-    print(json.dumps(result))
-    write_json_atomic(output, result)
-    return result
+    return _check_acquired_game(catalog, game_id, acquired, output, log, validate_launch)
 
 
 def conformance_job(catalog: str, game_id: str, acquired: str, output: str, log: str) -> dict:
@@ -128,10 +118,21 @@ def conformance_job(catalog: str, game_id: str, acquired: str, output: str, log:
     (playsuite.harness.conformance); its games' own logs are gathered into ``log``."""
     from playsuite.harness.conformance import check_game
 
+    def check(game: Any, files: Path, workdir: Path) -> dict:
+        return check_game(game, files, workdir).to_dict()
+
+    return _check_acquired_game(catalog, game_id, acquired, output, log, check)
+
+
+def _check_acquired_game(
+    catalog: str, game_id: str, acquired: str, output: str, log: str, check: Any
+) -> dict:
+    """Run ``check(game, files, workdir)`` on an acquired game in a scratch folder, gather the
+    game's logs into ``log`` and write the verdict to ``output``."""
     game = find_game(load_corpus(catalog), game_id)
-    workdir = Path(tempfile.mkdtemp(prefix=f"conformance-{game.id}-"))
+    workdir = Path(tempfile.mkdtemp(prefix=f"check-{game.id}-"))
     try:
-        verdict = check_game(game, Path(acquired).parent / "files", workdir).to_dict()
+        verdict = check(game, Path(acquired).parent / "files", workdir)
     finally:
         _gather_logs(workdir, log)
         shutil.rmtree(workdir, ignore_errors=True)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from playsuite.runtimes import procs
 from playsuite.runtimes.base import Observation, Runtime, frames_per_slice
 
 SLICE_S = 0.5
@@ -87,13 +88,5 @@ def processes_left(before: set[int], timeout_s: float = 5.0) -> set[int]:
     deadline = time.monotonic() + timeout_s
     while alive and time.monotonic() < deadline:
         time.sleep(0.1)
-        alive = {p for p in alive if _running(p)}
+        alive = {p for p in alive if procs.alive(p)}
     return alive
-
-
-def _running(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state != "Z"
