@@ -3,10 +3,14 @@ runtime and the failure reasons, counted (playsuite.catalog.launch_survey).
 
     .venv/bin/python benchmarks/registry_corpus.py results/catalog/debian/games.tsv \
         [--limit 40 [--sample --seed 0]] [--runtime native] [--timeout 30] \
-        [--work results/registry-survey] [--checked-only]
+        [--work results/registry-survey] [--checked-only] [--conformance [--launch-passed]]
 
 Results are kept per game under --work, so a second run resumes (--fresh checks again);
 --checked-only summarises the rows of the table checked so far and checks nothing new.
+--conformance puts each row through the whole runtime contract (playsuite.harness.conformance:
+the launch check plus the video check) and keeps those results apart; --launch-passed limits it
+to the rows whose launch check passed in an earlier survey under the same --work; --new to the
+rows no earlier survey (launch or conformance) checked.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import random
 import sys
 import time
 
-from playsuite.catalog.launch_survey import checked, passed, summary, survey
+from playsuite.catalog.launch_survey import checked, passed, passed_launch, summary, survey
 from playsuite.corpus import load_corpus
 
 
@@ -31,17 +35,35 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=30.0, help="launch timeout (s)")
     parser.add_argument("--fresh", action="store_true", help="ignore earlier results")
     parser.add_argument("--checked-only", action="store_true", help="only rows checked before")
+    parser.add_argument("--conformance", action="store_true", help="the whole runtime contract")
+    parser.add_argument("--launch-passed", action="store_true", help="rows whose launch passed")
+    parser.add_argument("--new", action="store_true", help="rows no earlier survey checked")
     args = parser.parse_args()
     rows = [r for r in load_corpus(args.table) if not args.runtime or r.runtime == args.runtime]
     if args.checked_only:
-        rows = [r for r in rows if checked(args.work, r.id)]
+        rows = [r for r in rows if checked(args.work, r.id, conformance=args.conformance)]
+    if args.new:
+        rows = [
+            r
+            for r in rows
+            if not checked(args.work, r.id) and not checked(args.work, r.id, conformance=True)
+        ]
+    if args.launch_passed:
+        rows = [r for r in rows if passed_launch(args.work, r.id)]
     if args.sample:
         random.Random(args.seed).shuffle(rows)
     if args.limit:
         rows = rows[: args.limit]
     started = time.monotonic()
     results = []
-    for result in survey(rows, args.work, timeout_s=args.timeout, resume=not args.fresh):
+    results_of = survey(
+        rows,
+        args.work,
+        timeout_s=args.timeout,
+        resume=not args.fresh,
+        conformance=args.conformance,
+    )
+    for result in results_of:
         results.append(result)
         verdict = "ok" if passed(result) else f"{result['status']}: {result.get('error', '')}"
         print(

@@ -96,6 +96,7 @@ rule catalog_launch:
     params:
         timeout_s=CATALOG.get("launch", {}).get("timeout_s", 30),
         package=lambda w, input: input.archive or CATALOG_IN.package_of(w),
+        games_dir=paths.catalog_file("{corpus}", "games"),
     script:
         "../workflow/scripts/catalog_launch.py"
 

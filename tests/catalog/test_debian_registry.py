@@ -211,10 +211,18 @@ def test_a_real_package_through_the_stages_and_the_launch_check(tmp_path: Path) 
     ids = registry_candidates(w / "records.jsonl", w / "screen.tsv")
     step_triage(w / "records.jsonl", {}, None, None, w / "triage.jsonl", packages=ids)
     result = step_launch(
-        w / "records.jsonl", w / "triage.jsonl", "debian-ltris", "ltris", w / "launch/l.json"
+        w / "records.jsonl",
+        w / "triage.jsonl",
+        "debian-ltris",
+        "ltris",
+        w / "launch/l.json",
+        games_dir=w / "games",
     )
     assert result["ok"] is True and result["status"] == "ok", result
     assert result["entry"] == "/usr/games/ltris"
+    # The game's own tree is gone; its closure stays in the store the corpus's launch jobs share.
+    assert not (w / "games/debian-ltris").exists()
+    assert any(p.name.startswith("libsdl1.2") for p in (w / "games/.debian").iterdir())
     out = {k: str(w / f"{k}.out") for k in DECIDE_OUTPUTS}
     launch = {"debian-ltris": str(w / "launch/l.json")}
     step_decide(

@@ -13,5 +13,6 @@ with open(snakemake.log[0], "w") as log:
         snakemake.output[0],
         timeout_s=snakemake.params.timeout_s,
         log=log,
+        games_dir=snakemake.params.games_dir,  # shared by the corpus's launch jobs
     )
     log.write(json.dumps(result) + "\n")

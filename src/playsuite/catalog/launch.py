@@ -25,7 +25,7 @@ from playsuite.catalog.debian_index import runtime_options
 from playsuite.catalog.ingest import RawGame
 from playsuite.corpus import GameEntry
 from playsuite.records.episode import GAME_LOG_NAMES
-from playsuite.runtimes.acquire import AcquisitionError, acquire
+from playsuite.runtimes.acquire import AcquisitionError, acquire, game_root
 from playsuite.runtimes.base import RunStatus
 
 #: Wall-clock bound on a launch in the dry-run (``catalog.launch.timeout_s``); the runtimes'
@@ -135,8 +135,10 @@ def launch_candidate(
     timeout_s: float = DEFAULT_TIMEOUT_S,
     base_dir: str | os.PathLike[str] | None = None,
     log: IO[str] | None = None,
+    games_dir: str | os.PathLike[str] | None = None,
 ) -> dict[str, Any]:
-    """Acquire ``game`` from ``package`` under ``work_dir`` and validate its launch.
+    """Acquire ``game`` from ``package`` under ``work_dir`` (or ``games_dir``) and validate its
+    launch.
 
     Returns the launch result (``game``, ``status``, ``ok``, ``error``, ``entry``, ``policy``,
     and the validator's measurements). Failures of the game or its archive are results, not
@@ -149,6 +151,7 @@ def launch_candidate(
         timeout_s=timeout_s,
         base_dir=base_dir,
         log=log,
+        games_dir=games_dir,
     )
 
 
@@ -161,11 +164,15 @@ def launch_row(
     base_dir: str | os.PathLike[str] | None = None,
     log: IO[str] | None = None,
     games_dir: str | os.PathLike[str] | None = None,
+    conformance: bool = False,
 ) -> dict[str, Any]:
     """Acquire one corpus row and validate its launch (see :func:`launch_candidate`).
 
     ``games_dir`` (default: under ``work_dir``) may be shared by several rows so that Debian
     dependency closures are fetched into one store; ``executables`` is the triage scan's list.
+    With ``conformance`` the acquired game goes through the whole runtime contract instead
+    (:func:`playsuite.harness.conformance.check_game`: the launch check plus the video check);
+    the result then also carries ``checks`` and ``failed_check``.
     """
     game_id = row.id
     triage = row.options.get("triage") or {"policy": "clean"}
@@ -208,6 +215,8 @@ def launch_row(
     try:
         # One Chromium or X display for the validator's three short runs.
         with WorkerResources(work / "shared") as resources:
+            if conformance:
+                return {**_conformance(row, acquired.files, runs, resources, timeout_s), **base}
             result = validate_launch(
                 row,
                 acquired.files,
@@ -222,6 +231,23 @@ def launch_row(
         if log is not None:
             _copy_logs(runs, log)
     return {**result, **base}
+
+
+def _conformance(
+    row: GameEntry, files: Path, runs: Path, resources: Any, timeout_s: float
+) -> dict[str, Any]:
+    """The conformance report of an acquired row in the launch result's shape: ``status`` is
+    ``ok`` or the first failed check's name, ``error`` that check's reason in one line."""
+    from playsuite.harness.conformance import check_game
+
+    report = check_game(row, files, runs, resources=resources, launch_timeout_s=timeout_s)
+    verdict = report.to_dict()
+    failed = verdict["failed_check"]
+    return {
+        **verdict,
+        "status": "ok" if report.ok else f"{failed or 'incomplete'} check failed",
+        "error": concise_error(verdict["reason"], _explanation(runs)) if failed else "",
+    }
 
 
 def concise_error(error: str, explanation: str = "") -> str:
@@ -255,28 +281,42 @@ def step_launch(
     *,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     log: IO[str] | None = None,
+    games_dir: str | os.PathLike[str] | None = None,
 ) -> dict[str, Any]:
     """Rule ``catalog_launch``: the dry-run of one candidate, written to ``out`` atomically.
 
-    The game is unpacked in a temporary folder next to ``out`` and removed afterwards: the
-    verdict is the product; the play stage acquires games it plays on its own.
+    The game is unpacked under ``games_dir`` (default: a temporary folder next to ``out``) and
+    removed afterwards: the verdict is the product; the play stage acquires games it plays on its
+    own. The Debian package store in ``games_dir`` (``.debian``) is kept, so launch jobs that
+    share ``games_dir`` download a library many games need once (concurrent jobs may fill it;
+    see :mod:`playsuite.runtimes.fetchers.debian_closure`).
     """
     from playsuite.catalog.curate import read_jsonl
     from playsuite.catalog.ingest import read_records
     from playsuite.files import write_json_atomic
 
-    games = {g.id: g for g in read_records(records)}
+    records_by_id = {g.id: g for g in read_records(records)}
     rows = {row["id"]: row for row in read_jsonl(triage_file)}
-    if game_id not in games:
+    if game_id not in records_by_id:
         raise ValueError(f"{game_id}: not in {records}")
     row = rows.get(game_id)
     if row is None or row.get("stage"):
         raise ValueError(f"{game_id}: did not pass triage ({triage_file}); it is never launched")
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{game_id}.launch-", dir=Path(out).parent))
+    games = Path(games_dir) if games_dir else work / "games"
     try:
-        result = launch_candidate(games[game_id], package, row, work, timeout_s=timeout_s, log=log)
+        result = launch_candidate(
+            records_by_id[game_id],
+            package,
+            row,
+            work,
+            timeout_s=timeout_s,
+            log=log,
+            games_dir=games,
+        )
     finally:
         shutil.rmtree(work, ignore_errors=True)
+        shutil.rmtree(game_root(games, game_id), ignore_errors=True)
     write_json_atomic(out, result)
     return result

@@ -27,18 +27,21 @@ def survey(
     *,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     resume: bool = True,
+    conformance: bool = False,
 ) -> Iterator[dict[str, Any]]:
     """One launch result per row (with ``wall_s``), in row order; written to
-    ``{work_dir}/results/{id}.json`` and read back from there when ``resume`` and present."""
+    ``{work_dir}/{results|conformance}/{id}.json`` and read back from there when ``resume`` and
+    present. ``conformance``: the whole runtime contract instead of the launch check."""
     work = Path(work_dir)
     for row in rows:
-        out = work / "results" / f"{row.id}.json"
+        out = work / _folder(conformance) / f"{row.id}.json"
         if resume and out.is_file():
             yield read_json(out)
             continue
         started = time.monotonic()
         (work / "logs").mkdir(parents=True, exist_ok=True)
-        with open(work / "logs" / f"{row.id}.log", "w", encoding="utf-8") as log:
+        suffix = ".conformance" if conformance else ""
+        with open(work / "logs" / f"{row.id}{suffix}.log", "w", encoding="utf-8") as log:
             result = launch_row(
                 row,
                 [],
@@ -46,15 +49,26 @@ def survey(
                 timeout_s=timeout_s,
                 log=log,
                 games_dir=work / "games",
+                conformance=conformance,
             )
         result = {**result, "runtime": row.runtime, "wall_s": round(time.monotonic() - started, 1)}
         write_json_atomic(out, result)
         yield result
 
 
-def checked(work_dir: str | Path, game_id: str) -> bool:
+def _folder(conformance: bool) -> str:
+    return "conformance" if conformance else "results"
+
+
+def checked(work_dir: str | Path, game_id: str, *, conformance: bool = False) -> bool:
     """Whether a survey under ``work_dir`` has a result for ``game_id``."""
-    return (Path(work_dir) / "results" / f"{game_id}.json").is_file()
+    return (Path(work_dir) / _folder(conformance) / f"{game_id}.json").is_file()
+
+
+def passed_launch(work_dir: str | Path, game_id: str) -> bool:
+    """Whether the launch-check survey under ``work_dir`` passed ``game_id``."""
+    path = Path(work_dir) / _folder(False) / f"{game_id}.json"
+    return path.is_file() and passed(read_json(path))
 
 
 def passed(result: dict[str, Any]) -> bool:

@@ -1,0 +1,46 @@
+"""A registry survey in conformance mode (benchmarks/registry_corpus.py --conformance): each row
+is acquired and put through the whole runtime contract, its verdict is kept apart from the launch
+survey's, and a second survey reads it back instead of playing the game again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from playsuite.catalog.launch_survey import checked, passed, summary, survey
+from playsuite.corpus import GameEntry
+from playsuite.harness.conformance import CHECKS
+
+PROBE = Path(__file__).resolve().parents[2] / "tests/fixtures/probe_game"
+
+
+def row(game_id: str, entry: str) -> GameEntry:
+    return GameEntry.from_dict(
+        {
+            "id": game_id,
+            "title": game_id,
+            "source": "local",
+            "package": str(PROBE),
+            "runtime": "pygame",
+            "entry": entry,
+        }
+    )
+
+
+@pytest.mark.slow
+def test_conformance_survey_checks_every_contract_clause_and_resumes(tmp_path: Path) -> None:
+    rows = [row("probe-good", "main.py"), row("probe-no-entry", "missing.py")]
+    good, broken = list(survey(rows, tmp_path, conformance=True))
+    assert passed(good), good
+    assert [c["name"] for c in good["checks"]] == list(CHECKS)
+    assert all(c["ok"] for c in good["checks"]) and good["failed_check"] is None
+    assert not passed(broken) and "missing.py" in broken["error"]
+    assert checked(tmp_path, "probe-good", conformance=True)
+    assert not checked(tmp_path, "probe-good")  # the launch survey's results stay apart
+    assert (tmp_path / "logs/probe-good.conformance.log").is_file()
+
+    again = list(survey(rows[:1], tmp_path, conformance=True))
+    assert again == [good]  # read back, not played again (wall_s would differ)
+    text = summary([good, broken])
+    assert "pygame           2      1" in text and "missing.py" not in text  # paths blanked
