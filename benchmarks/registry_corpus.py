@@ -10,7 +10,8 @@ Results are kept per game under --work, so a second run resumes (--fresh checks 
 --conformance puts each row through the whole runtime contract (playsuite.harness.conformance:
 the launch check plus the video check) and keeps those results apart; --launch-passed limits it
 to the rows whose launch check passed in an earlier survey under the same --work; --new to the
-rows no earlier survey (launch or conformance) checked.
+rows no earlier survey (launch or conformance) checked. --write-passed PATH writes the rows that
+passed, with the entry the check found, as a corpus table (config/corpora/debian-registry.tsv).
 """
 
 from __future__ import annotations
@@ -20,8 +21,15 @@ import random
 import sys
 import time
 
-from playsuite.catalog.launch_survey import checked, passed, passed_launch, summary, survey
-from playsuite.corpus import load_corpus
+from playsuite.catalog.launch_survey import (
+    checked,
+    passed,
+    passed_launch,
+    passed_rows,
+    summary,
+    survey,
+)
+from playsuite.corpus import load_corpus, write_corpus_tsv
 
 
 def main() -> None:
@@ -38,6 +46,7 @@ def main() -> None:
     parser.add_argument("--conformance", action="store_true", help="the whole runtime contract")
     parser.add_argument("--launch-passed", action="store_true", help="rows whose launch passed")
     parser.add_argument("--new", action="store_true", help="rows no earlier survey checked")
+    parser.add_argument("--write-passed", default="", help="write the passed rows to this table")
     args = parser.parse_args()
     rows = [r for r in load_corpus(args.table) if not args.runtime or r.runtime == args.runtime]
     if args.checked_only:
@@ -76,6 +85,10 @@ def main() -> None:
         f"{len(results)} games in {time.monotonic() - started:.0f} s\n"
     )
     print(summary(results))
+    if args.write_passed:
+        kept = passed_rows(rows, results)
+        write_corpus_tsv(kept, args.write_passed)
+        print(f"\n{len(kept)} passed rows written to {args.write_passed}")
     sys.stdout.flush()
 
 

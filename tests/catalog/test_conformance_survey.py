@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from playsuite.catalog.launch_survey import checked, passed, summary, survey
+from playsuite.catalog.launch_survey import checked, passed, passed_rows, summary, survey
 from playsuite.corpus import GameEntry
 from playsuite.harness.conformance import CHECKS
 
@@ -44,3 +44,4 @@ def test_conformance_survey_checks_every_contract_clause_and_resumes(tmp_path: P
     assert again == [good]  # read back, not played again (wall_s would differ)
     text = summary([good, broken])
     assert "pygame           2      1" in text and "missing.py" not in text  # paths blanked
+    assert [r.id for r in passed_rows(rows, [good, broken])] == ["probe-good"]

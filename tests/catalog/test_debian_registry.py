@@ -180,6 +180,23 @@ def test_debian_entry_is_the_package_launcher_or_the_only_one(tmp_path: Path) ->
     assert entry_path(tmp_path, "/usr/games/x --window") == tmp_path / "usr/games/x"
 
 
+def test_an_ambiguous_debian_entry_is_the_one_its_menu_entry_starts(tmp_path: Path) -> None:
+    """Wesnoth's package has three launchers; its desktop file runs one through ``sh -c``."""
+    games = tmp_path / "usr/games"
+    games.mkdir(parents=True)
+    for name in ("wesnoth-1.16", "wesnoth-1.16-smallgui", "wesnoth-1.16_editor"):
+        (games / name).write_text("#!/bin/sh\n")
+        os.chmod(games / name, 0o755)
+    menu = tmp_path / "usr/share/applications"
+    menu.mkdir(parents=True)
+    (menu / "org.wesnoth.Wesnoth-1.16.desktop").write_text(
+        '[Desktop Entry]\nName=Wesnoth\nExec=sh -c "wesnoth-1.16 >/dev/null 2>&1"\n'
+    )
+    assert debian_entry(tmp_path, "wesnoth-1-16-core") == "/usr/games/wesnoth-1.16"
+    (menu / "editor.desktop").write_text("[Desktop Entry]\nExec=env A=1 wesnoth-1.16_editor\n")
+    assert debian_entry(tmp_path, "wesnoth-1-16-core") == ""  # two menu entries: ambiguous
+
+
 def test_survey_summary_counts_per_runtime_and_reason() -> None:
     results = [
         {"game": "a", "runtime": "native", "status": "ok", "ok": True},

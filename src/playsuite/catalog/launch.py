@@ -15,6 +15,7 @@ executable, and records what it used as ``entry``.
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import stat
 import tempfile
@@ -88,12 +89,46 @@ def find_native_entry(files: Path, executables: list[str]) -> str:
 
 def debian_entry(files: Path, package: str) -> str:
     """The launcher of an unpacked Debian game: ``/usr/games/{package}`` when the package has it,
-    else its only executable in ``/usr/games``; ``""`` when that is ambiguous."""
+    else its only executable in ``/usr/games``, else the only one of them its desktop menu
+    entries start (``Exec=`` of ``usr/share/applications/*.desktop``: what a player clicks);
+    ``""`` when that is still ambiguous."""
     games = files / "usr/games"
     found = sorted(p.name for p in games.iterdir() if _executable(p)) if games.is_dir() else []
     if package in found:
         return f"/usr/games/{package}"
-    return f"/usr/games/{found[0]}" if len(found) == 1 else ""
+    if len(found) == 1:
+        return f"/usr/games/{found[0]}"
+    menu = {name for name in _desktop_programs(files) if name in found}
+    return f"/usr/games/{menu.pop()}" if len(menu) == 1 else ""
+
+
+def _desktop_programs(files: Path) -> list[str]:
+    """The program names the package's desktop entries run: the first word of each ``Exec=``,
+    looking through ``sh -c "..."`` and ``env VAR=value`` wrappers."""
+    names = []
+    for path in sorted((files / "usr/share/applications").glob("*.desktop")):
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            if line.startswith("Exec="):
+                program = _exec_program(line[5:])
+                if program:
+                    names.append(program)
+    return names
+
+
+def _exec_program(command: str) -> str:
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return ""
+    while words:
+        name = Path(words[0]).name
+        if name in ("sh", "bash") and len(words) > 2 and words[1] == "-c":
+            return _exec_program(words[2])
+        if name == "env" or "=" in words[0]:
+            words = words[1:]
+            continue
+        return name
+    return ""
 
 
 def entry_path(files: Path, entry: str) -> Path:

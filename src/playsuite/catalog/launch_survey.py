@@ -75,6 +75,17 @@ def passed(result: dict[str, Any]) -> bool:
     return result.get("status") == "ok" and result.get("ok", True) is True
 
 
+def passed_rows(rows: Sequence[GameEntry], results: Iterable[dict[str, Any]]) -> list[GameEntry]:
+    """The rows whose result passed, in row order, each with the entry its check found (a
+    Debian row's launcher is found at acquisition when the table's guess is not in the package)."""
+    found = {r["game"]: r for r in results if passed(r)}
+    return [
+        GameEntry.from_dict({**row.to_dict(), "entry": found[row.id].get("entry") or row.entry})
+        for row in rows
+        if row.id in found
+    ]
+
+
 def failure_reason(result: dict[str, Any], width: int = 90) -> str:
     """A failure's reason with the game-specific parts (numbers, quoted names, paths, the log
     excerpt) blanked, so that failures of the same kind are counted together."""
