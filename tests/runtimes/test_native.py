@@ -142,6 +142,26 @@ def test_input_reaches_the_window(options) -> None:
         assert state["clicks"] == 1
 
 
+def test_a_game_that_replaces_its_window_is_followed_to_the_new_one(options) -> None:
+    """An SDL 1.2 game makes a new X window when it changes video mode: the runtime takes the
+    new window as the game's (frames of its size, input to it) instead of reporting a crash."""
+    opts = options()
+    with make_runtime(program(), opts) as rt:
+        rt.start()
+        assert isinstance(rt, NativeRuntime)
+        rt.act([Key(keys=("w",))], 0.5)
+        for _ in range(40):  # the copy starts in game time (python and pygame load)
+            rt.act([Wait()], 0.5)
+            if rt.screen_size == (400, 300):
+                break
+        assert seen(opts)["size"] == [400, 300]
+        frame = rt.observe().frame
+        assert rt.window_changes == 1 and frame.shape == (300, 400, 3)
+        rt.act([Key(keys=("a",))], 0.5)
+        rt.act([Wait()], 0.3)
+        assert seen(opts)["keys"][-1] == "a"  # input reaches the new window
+
+
 def test_crash_is_reported_and_nothing_survives(options) -> None:
     before = live_descendants()
     rt = make_runtime(program(), options())

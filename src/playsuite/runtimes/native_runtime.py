@@ -104,6 +104,8 @@ class NativeRuntime(Runtime):
         self.launch_s: float | None = None
         self.launch_phases: dict[str, float] = {}  # seconds from start(): window, first frame
         self._t_launch = 0.0
+        self._before: set[int] = set()  # windows on the display before the game started
+        self.window_changes = 0  # times the game replaced its window (an SDL 1.2 mode change)
         self.skipped_frames = 0  # video frames repeated because a capture fell behind
         self.last_slice_wall_s: float | None = None  # SIGCONT..SIGSTOP of the last slice
         # Game seconds per wall second (libfaketime's speed): the row's options.clock_rate, else
@@ -130,7 +132,7 @@ class NativeRuntime(Runtime):
             self._x = XClient(display)
         except DisplayError as exc:
             raise GameFailure(RunStatus.LAUNCH_FAILED, str(exc)) from exc
-        before = {w.id for w in self._x.windows()}
+        before = self._before = {w.id for w in self._x.windows()}
         self._launch(display)
         self._window = self._await_window(before)
         self._stop()
@@ -142,14 +144,12 @@ class NativeRuntime(Runtime):
 
     def observe(self) -> Observation:
         self._check_alive()
+        self._follow_window()
         return Observation(frame=self._capture(), t_game=self._t_game, probes={})
 
     def act(self, actions: list[Action], seconds: float) -> list[np.ndarray]:
         self._check_alive()
-        window = self._x.refresh(self._window) if self._x and self._window else None
-        if window is None:
-            raise GameFailure(RunStatus.CRASHED, "the game's window is gone")
-        self._window = window
+        window = self._follow_window()
         self._x.focus(window)
         lead = min(INPUT_LEAD_S, seconds / 2)
         events = [replace(e, t=min(e.t + lead, seconds)) for e in schedule(actions, seconds)]
@@ -180,7 +180,11 @@ class NativeRuntime(Runtime):
                 # game run past the slice while we catch up.
                 self.skipped_frames += 1
                 return grabbed[-1]
-            grabbed.append(self._capture())
+            try:
+                grabbed.append(self._capture())
+            except DisplayError:  # replaced while it ran: capture the game's new window
+                self._follow_window()
+                grabbed.append(self._capture())
             return grabbed[-1]
 
         wall0 = time.monotonic()
@@ -452,6 +456,27 @@ class NativeRuntime(Runtime):
             for _ in range(abs(event.y)):
                 x.button(button, True)
                 x.button(button, False)
+
+    def _follow_window(self) -> Window:
+        """The game's window now. A running game may replace its window (SDL 1.2 makes a new
+        one when it changes video mode, a launcher hands over to the game): the replacement is
+        the largest window that appeared since the launch and matches the row's window class.
+        None left while the game runs: it lost its window, a crash for the episode."""
+        assert self._x is not None and self._window is not None
+        window = self._x.refresh(self._window)
+        if window is None:
+            pattern = re.compile(str((self.game.options or {}).get("window_class", "")), re.I)
+            new = [
+                w
+                for w in self._x.windows()  # largest first
+                if w.id not in self._before and pattern.search(" ".join(w.wm_class))
+            ]
+            if not new:
+                raise GameFailure(RunStatus.CRASHED, "the game's window is gone")
+            window = new[0]
+            self.window_changes += 1
+        self._window = window
+        return window
 
     def _capture(self) -> np.ndarray:
         assert self._x is not None and self._window is not None

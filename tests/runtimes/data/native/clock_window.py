@@ -4,22 +4,36 @@ It draws a bar whose length follows its own monotonic clock and a square moved b
 keys, and writes its state to $HOME/state.json every frame so a test can read what the program
 itself saw: its clock (libfaketime must hide the stops), the keys and clicks that arrived. It
 ignores SIGTERM (as some games do), exits with code 3 on "k" (a crash) and 0 on "q" (Quit).
+On "w" it hands over to a copy of itself with a larger window and closes its own, as games do
+that change video mode or start through a launcher window; it then waits for the copy's exit.
 """
 
 import json
 import os
 import signal
+import subprocess
+import sys
 import time
 
 import pygame
 
 signal.signal(signal.SIGTERM, signal.SIG_IGN)
 pygame.init()
-screen = pygame.display.set_mode((320, 240))
+BIG = "--big" in sys.argv
+screen = pygame.display.set_mode((400, 300) if BIG else (320, 240))
 pygame.display.set_caption("clock window")
 t0 = time.monotonic()
 state = {"t": 0.0, "x": 100.0, "keys": [], "clicks": 0, "max_gap": 0.0}
 state_path = os.path.join(os.environ["HOME"], "state.json")
+
+
+def read_state() -> dict:
+    with open(state_path) as fh:
+        return json.load(fh)
+
+
+if BIG:  # the copy carries on with what the first window saw
+    state.update(read_state())
 last = t0
 while True:
     now = time.monotonic()
@@ -33,6 +47,12 @@ while True:
                 os._exit(3)
             if name == "q":
                 os._exit(0)
+            if name == "w" and not BIG:
+                copy = subprocess.Popen([sys.executable, __file__, "--big"])
+                while read_state().get("size") != [400, 300]:
+                    time.sleep(0.05)  # the copy's window is up before this one goes
+                pygame.display.quit()
+                os._exit(copy.wait())
         elif event.type == pygame.MOUSEBUTTONDOWN:
             state["clicks"] += 1
     pressed = pygame.key.get_pressed()
@@ -41,6 +61,7 @@ while True:
     screen.fill((16, 32, 64))
     pygame.draw.rect(screen, (64, 192, 96), (int(state["x"]), 100, 20, 20))
     pygame.draw.rect(screen, (255, 255, 255), (0, 200, int(state["t"] * 40) % 320, 8))
+    state["size"] = list(screen.get_size())
     pygame.display.flip()
     tmp = state_path + ".tmp"
     with open(tmp, "w") as fh:
