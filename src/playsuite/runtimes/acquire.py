@@ -210,6 +210,7 @@ def acquire(
             "host_packages": result.get("host_packages", {}),
             "unresolved_dependencies": result.get("unresolved_dependencies", []),
             "layers": result.get("layers", []),
+            "triggers": result.get("triggers", []),  # dpkg triggers acquisition ran itself
             "metadata": result.get("metadata", {}),
             "files_sha256": tree_sha256(files),
             **({"triage": result["triage"]} if "triage" in result else {}),

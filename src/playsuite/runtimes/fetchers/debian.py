@@ -24,6 +24,7 @@ from playsuite.runtimes.fetchers.common import (
     run_logged,
 )
 from playsuite.runtimes.fetchers.debian_closure import DEPS, fetch_into_store, link_closure, resolve
+from playsuite.runtimes.fetchers.debian_triggers import compile_gsettings_schemas
 
 
 def _debian_description(fields: dict[str, str]) -> tuple[str, str]:
@@ -132,6 +133,7 @@ def acquire_debian(
     if closure.fetched:
         link_closure(games_dir, closure.fetched, deps)
     _fix_symlinks(files, deps)
+    triggers = compile_gsettings_schemas(files, [deps] if closure.fetched else [], log)
     synopsis, body = _debian_description(fields)
     tags = [t.strip() for t in fields.get("Tag", "").replace("\n", " ").split(",") if t.strip()]
     metadata = {
@@ -151,6 +153,7 @@ def acquire_debian(
         "host_packages": dict(sorted(closure.host.items())),
         "unresolved_dependencies": closure.unresolved,
         "layers": [FILES, DEPS] if closure.fetched else [FILES],
+        "triggers": triggers,
         "python": DEBIAN_PYTHON,
         "metadata": metadata,
     }
