@@ -42,7 +42,7 @@ def test_catalog_settings_have_the_catalogs_shape(repo: Path) -> None:
     assert isinstance(usage["report"], bool)
 
 
-def test_conda_deployment_has_an_env_file_on_every_python_rule(repo: Path) -> None:
+def test_every_conda_env_a_rule_names_exists(repo: Path) -> None:
     """``conda: true`` promises that ``--sdm conda`` deploys the software of the rules: every
     env file a rule names exists."""
     assert catalog_settings(repo)["usage"]["software-stack-deployment"]["conda"]
