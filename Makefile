@@ -5,10 +5,11 @@
 # and the inner loop while editing:
 #   make test-fast  the unit tier: every test without a slow, games, browser, slurm or engine
 #                   marker (~1,000 tests, under 2 min); it sets up .venv only, not the engine
+#   make lock       rewrite requirements.lock from .venv after a dependency change
 VENV := .venv/bin
 FAST := not slow and not games and not browser and not slurm and not engine
 
-.PHONY: setup run test test-fast lint
+.PHONY: setup run test test-fast lint lock
 
 setup:
 	bash scripts/setup.sh
@@ -28,3 +29,6 @@ test: lint
 test-fast:
 	PLAYSUITE_ENGINE=none bash scripts/setup.sh
 	$(VENV)/pytest -m "$(FAST)"
+
+lock:
+	$(VENV)/python scripts/lock_requirements.py

@@ -2,6 +2,8 @@
 # Entry point: validates the configuration, includes the rule families, defines the default target.
 
 
+import os
+
 from snakemake.utils import min_version, validate
 
 from playsuite.config import validate as check_config
@@ -10,6 +12,11 @@ min_version("9.0")
 
 
 configfile: "config/config.yaml"
+
+
+# envs/playsuite.yaml installs the package from ${PLAYSUITE_SOURCE}: an absolute path, since
+# Snakemake copies env files into .snakemake/conda/ where a relative one would point elsewhere.
+os.environ.update(PLAYSUITE_SOURCE=workflow.basedir)
 
 
 # playsuite's check first: one line per error, with spelling hints for unknown keys; then

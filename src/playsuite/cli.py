@@ -21,6 +21,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "playsuite.analysis.cli",
     "playsuite.catalog.cli",
     "playsuite.inference.cli",
+    "playsuite.planning.cli",
 )
 
 

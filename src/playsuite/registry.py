@@ -45,6 +45,7 @@ class Preset:
     extra: bool = False  # not one of the paper's evaluated models
     params_active_b: float | None = None  # mixture of experts: parameters active per token
     params_effective_b: float | None = None  # per-layer embeddings (Gemma E*): effective size
+    revision: str | None = None  # Hugging Face revision of hf_id (vllm serve --revision)
 
     @property
     def needs_server(self) -> bool:
@@ -67,6 +68,7 @@ class JudgePreset:
     serve: dict[str, Any]
     resources: dict[str, Any]
     tiny: str | None = None  # as Preset.tiny
+    revision: str | None = None  # as Preset.revision
 
     @property
     def needs_server(self) -> bool:
@@ -133,6 +135,7 @@ def parse_registry(data: dict[str, Any]) -> Registry:
             extra=bool(merged.get("extra", False)),
             params_active_b=merged.get("params_active_b"),
             params_effective_b=merged.get("params_effective_b"),
+            revision=merged.get("revision"),
         )
     judges = {}
     for name, raw in data["judges"].items():
@@ -146,6 +149,7 @@ def parse_registry(data: dict[str, Any]) -> Registry:
             serve=merged["serve"] if merged["kind"] == "vllm" else {},
             resources=merged["resources"],
             tiny=merged.get("tiny"),
+            revision=merged.get("revision"),
         )
     # A text-only classifier takes no image limit (it means nothing for a model without a
     # multimodal processor, and some vLLM versions refuse the flag for one).
@@ -161,6 +165,7 @@ def parse_registry(data: dict[str, Any]) -> Registry:
             sampling=merged.get("sampling", {}),
             serve=merged["serve"],
             resources=merged["resources"],
+            revision=merged.get("revision"),
         )
     return Registry(presets, judges, classifiers)
 

@@ -85,6 +85,17 @@ def test_two_workers_share_one_server_and_every_answer_is_recorded(played: dict)
         meta = json.loads((episode / "meta.json").read_text())
         assert meta["status"] == "ok" and meta["steps"] == STEPS, meta
         assert meta["preset"] == PRESET and meta["model_s"] > 0
+        # what served it, as the running engine reported (GET /version); a built local model
+        # replaces the hub id, so no revision is recorded
+        job: ShardJob = played["job"]
+        assert meta["model"] == {
+            "hf_id": job.preset.hf_id,
+            "revision": None,
+            "served": job.server.model,
+            "engine": "vllm",
+            "engine_version": meta["model"]["engine_version"],
+        }
+        assert meta["model"]["engine_version"].startswith("0.32.0"), meta["model"]
         trace = [json.loads(x) for x in (episode / "trace.jsonl").read_text().splitlines()]
         assert len(trace) == STEPS
         for record in trace:

@@ -285,3 +285,37 @@ def test_a_bug_after_a_played_slice_keeps_that_step_and_its_frames(tmp_path: Pat
     assert meta["status"] == "harness_error" and "RuntimeError" in meta["error"], meta
     assert (meta["steps"], meta["frames"]) == (2, 2 * 4), meta
     assert [line["step"] for line in trace_of(spec)] == [0, 1]
+
+
+def test_meta_records_what_served_the_model(tmp_path: Path) -> None:
+    """``model``: the job server's record when there is one, else what the preset names; the
+    engine version comes only from a server, never a guess."""
+    served = {
+        "hf_id": "OpenGVLab/InternVL3_5-8B",
+        "revision": "abc123",
+        "served": "OpenGVLab/InternVL3_5-8B",
+        "engine": "vllm",
+        "engine_version": "0.32.0",
+    }
+    spec = spec_for(tmp_path, max_steps=1)
+    spec.served_model = served
+    meta = run_episode(spec, FakePolicy([RIGHT]), fake_runtimes()[0])
+    assert meta["model"] == served
+    assert json.loads((spec.out_dir / "meta.json").read_text())["model"] == served
+
+    bare = spec_for(tmp_path / "bare", max_steps=1)
+    meta = run_episode(bare, FakePolicy([RIGHT]), fake_runtimes()[0])
+    assert meta["model"] == {
+        "hf_id": bare.preset.hf_id,
+        "revision": bare.preset.revision,
+        "served": None,
+        "engine": None,
+        "engine_version": None,
+    }
+
+
+def test_a_baseline_records_no_model(tmp_path: Path) -> None:
+    spec = spec_for(tmp_path, max_steps=1)
+    spec.preset = load_registry().preset("random")
+    meta = run_episode(spec, FakePolicy([RIGHT]), fake_runtimes()[0])
+    assert "model" in meta and meta["model"] is None

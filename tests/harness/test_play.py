@@ -33,6 +33,7 @@ META_FIELDS = {
     "condition",
     "seed",
     "versions",
+    "model",
     "status",
     "error",
     "launch_s",
@@ -171,6 +172,9 @@ def test_node_runner_survives_a_crashing_game_and_a_server_crash(
     assert "crashed on purpose" in rows["crasher"].error
     for game in ("probe-a", "probe-b"):
         check_episode(tmp_path / "runs" / game, 4)
+        model = json.loads((tmp_path / "runs" / game / "meta.json").read_text())["model"]
+        # the stand-in is a configured command line; its version is what it answered
+        assert model["engine"] == "server_argv" and model["engine_version"] == "standin"
     crashed = json.loads((tmp_path / "runs" / "crasher" / "meta.json").read_text())
     assert crashed["steps"] >= 1 and (tmp_path / "runs" / "crasher" / "episode.mp4").exists()
     log = next((tmp_path / "runs" / "logs").glob("server-*.log")).read_text()

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
+import sys
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -12,6 +14,7 @@ import pytest
 
 from playsuite.config import schema_default
 from playsuite.inference.job_server import JobServer, ServerSettings
+from playsuite.registry import load_registry
 from playsuite.testing.standin import standin_argv
 
 PRESET = SimpleNamespace(name="tiny-preset")
@@ -44,6 +47,45 @@ def test_placeholders_are_filled_and_the_server_stops(sock_dir: Path) -> None:
         assert "serving 'tiny-preset'" in (sock_dir / "server.log").read_text()
     assert not job.server.running() and not uds.exists()
     job.stop()  # idempotent
+
+
+def test_the_model_record_comes_from_the_running_server(sock_dir: Path) -> None:
+    """A configured command line loads what it chooses: no revision, no served id; the version
+    is what the running server answers on ``GET /version``."""
+    preset = dataclasses.replace(load_registry().preset("qwen3-vl-8b"), revision="abc123")
+    settings = _settings(monitor_interval_s=None)
+    with JobServer(preset, sock_dir / "m.sock", settings, sock_dir / "server.log") as job:
+        assert job.model_record() == {
+            "hf_id": "Qwen/Qwen3-VL-8B-Instruct",
+            "revision": None,
+            "served": None,
+            "engine": "server_argv",
+            "engine_version": "standin",
+        }
+    assert job.server.version() is None  # stopped: nothing answers
+
+
+def test_the_model_record_of_vllm_serve_names_the_pinned_revision(
+    sock_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    preset = dataclasses.replace(load_registry().preset("qwen3-vl-8b"), revision="abc123")
+    settings = ServerSettings.from_schema(vllm=sys.executable, monitor_interval_s=None)
+    job = JobServer(preset, sock_dir / "m.sock", settings, sock_dir / "server.log")
+    assert job.server.argv[job.server.argv.index("--revision") + 1] == "abc123"
+    monkeypatch.setattr(job.server, "version", lambda: "0.32.0")
+    assert job.model_record() == {
+        "hf_id": "Qwen/Qwen3-VL-8B-Instruct",
+        "revision": "abc123",
+        "served": "Qwen/Qwen3-VL-8B-Instruct",
+        "engine": "vllm",
+        "engine_version": "0.32.0",
+    }
+    local = dataclasses.replace(settings, model="/models/qwen3-vl-8b")
+    job = JobServer(preset, sock_dir / "m.sock", local, sock_dir / "server.log")
+    assert "--revision" not in job.server.argv
+    monkeypatch.setattr(job.server, "version", lambda: "0.32.0")
+    record = job.model_record()
+    assert record["revision"] is None and record["served"] == "/models/qwen3-vl-8b"
 
 
 def test_the_watcher_restarts_a_crash_then_reports_the_spent_budget(sock_dir: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -95,3 +96,33 @@ def test_server_argv_placeholders_are_filled_in_steps() -> None:
     ]
     assert fill_server_argv(planned, uds="/tmp/m.sock")[2] == "/tmp/m.sock"  # the job its socket
     assert argv[2] == "{uds}"  # the configured argv is not changed
+
+
+def test_a_pinned_revision_goes_with_the_hub_id_only():
+    """models.yaml's ``revision`` pins the weights vLLM downloads; a local copy replacing the hub
+    id is what it is, so the revision is not passed with it."""
+    preset = dataclasses.replace(load_registry().preset("qwen3-vl-8b"), revision="0123abcd")
+    argv = vllm_serve_argv(preset, "/tmp/m.sock")
+    assert argv[2] == "Qwen/Qwen3-VL-8B-Instruct" and _flag(argv, "--revision") == "0123abcd"
+    local = vllm_serve_argv(preset, "/tmp/m.sock", model="/models/qwen3-vl-8b")
+    assert "--revision" not in local
+    unpinned = vllm_serve_argv(load_registry().preset("qwen3-vl-8b"), "/tmp/m.sock")
+    assert "--revision" not in unpinned
+
+
+def test_models_yaml_may_pin_a_revision_per_preset_judge_and_classifier():
+    from playsuite.config import ConfigError, config_dir, load_yaml, validate
+    from playsuite.registry import parse_registry
+
+    data = load_yaml(config_dir() / "models.yaml")
+    data["presets"]["qwen3-vl-8b"]["revision"] = "0123abcd"
+    data["judges"]["qwen3.5-9b"]["revision"] = "v1.0"
+    data["classifiers"]["qwen2.5-14b-instruct"]["revision"] = "main"
+    registry = parse_registry(validate(data, "models"))
+    assert registry.preset("qwen3-vl-8b").revision == "0123abcd"
+    assert registry.judge("qwen3.5-9b").revision == "v1.0"
+    assert registry.preset("qwen2.5-vl-7b").revision is None
+    assert registry.classifier("qwen2.5-14b-instruct").revision == "main"
+    data["presets"]["qwen3-vl-8b"]["revision"] = "two words"
+    with pytest.raises(ConfigError, match="revision"):
+        validate(data, "models")

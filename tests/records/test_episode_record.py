@@ -44,6 +44,13 @@ def full_meta() -> dict[str, Any]:
         "step_seconds": 3.0,
         "seed": 12,
         "versions": {"playsuite": "0.1"},
+        "model": {
+            "hf_id": "Qwen/Qwen3-VL-8B-Instruct",
+            "revision": "0123abcd",
+            "served": "Qwen/Qwen3-VL-8B-Instruct",
+            "engine": "vllm",
+            "engine_version": "0.32.0",
+        },
         "host": "node1",
         "monitored": False,
         "video_fps": 10.0,
@@ -77,7 +84,7 @@ def test_meta_round_trip_keeps_keys_order_and_extras(tmp_path: Path) -> None:
     assert back == meta
     assert list(back) == list(meta)
     text = (tmp_path / META_NAME).read_text()
-    assert text.startswith('{\n  "format": 1,')
+    assert text.startswith('{\n  "format": 2,')
 
 
 def test_writer_refuses_a_meta_that_breaks_the_contract(tmp_path: Path) -> None:
@@ -97,7 +104,11 @@ def test_writer_refuses_a_meta_that_breaks_the_contract(tmp_path: Path) -> None:
         (lambda m: m.update(monitored=1), r"'monitored' must be bool, not int"),
         (lambda m: m.update(seed=True), r"'seed' must be int, not bool"),
         (lambda m: m["limits"].update(max_steps="x"), r"limits\.'max_steps' must be int or null"),
-        (lambda m: m.update(format=2), r"format 2 is newer than this playsuite reads \(up to 1\)"),
+        (lambda m: m.update(format=3), r"format 3 is newer than this playsuite reads \(up to 2\)"),
+        (lambda m: m.pop("model"), r"missing keys \['model'\]"),
+        (lambda m: m.update(model="vllm"), r"'model' must be dict or null, not str"),
+        (lambda m: m["model"].pop("revision"), r"model: missing keys \['revision'\]"),
+        (lambda m: m["model"].update(engine_version=32), r"model\.'engine_version' must be str"),
         (lambda m: m.update(format="one"), r"format 'one' is not a version number"),
     ],
 )
@@ -122,6 +133,17 @@ def test_damaged_and_absent_meta_are_told_apart(tmp_path: Path) -> None:
     (tmp_path / META_NAME).write_text("[1, 2]")
     with pytest.raises(CorruptEpisode, match="must hold a JSON object"):
         read_meta(tmp_path)
+
+
+def test_a_format_1_meta_reads_without_the_model_record(tmp_path: Path) -> None:
+    """Format 2 added ``model``; episodes recorded before it still read, and a baseline's
+    ``model`` is null."""
+    old = {**full_meta(), "format": 1}
+    del old["model"]
+    (tmp_path / META_NAME).write_text(json.dumps(old))
+    assert read_meta(tmp_path) == old
+    write_meta(tmp_path, {**full_meta(), "model": None})
+    assert read_meta(tmp_path)["model"] is None
 
 
 def test_a_meta_without_format_reads_when_it_says_how_the_episode_ended(tmp_path: Path) -> None:

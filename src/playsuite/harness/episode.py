@@ -52,7 +52,7 @@ from playsuite.files import InsufficientSpace
 from playsuite.harness.recorder import EpisodeRecorder
 from playsuite.harness.wrappers import Recording, WallClock
 from playsuite.inference.client import InferenceRequestError
-from playsuite.records.episode import META_FORMAT, EpisodeMeta, TraceStep
+from playsuite.records.episode import META_FORMAT, EpisodeMeta, ModelRecord, TraceStep
 from playsuite.registry import Preset
 from playsuite.runtimes.base import GameFailure, RunStatus, Runtime, RuntimeOptions
 from playsuite.runtimes.env import GameEnv
@@ -148,6 +148,9 @@ class EpisodeSpec:
     #: Free space the episode's folder must have when recording starts and before its video is
     #: opened (play.min_free_mb); 0: not checked.
     min_free_bytes: int = 0
+    #: What the job's model server serves (ShardJob.served_model); None when the caller ran no
+    #: server of its own (meta.json then records what the preset says, see model_record).
+    served_model: ModelRecord | None = None
 
     @property
     def seed(self) -> int:
@@ -185,6 +188,22 @@ def _versions() -> dict[str, str]:
         with contextlib.suppress(metadata.PackageNotFoundError):
             out[dist] = metadata.version(dist)
     return out
+
+
+def model_record(spec: EpisodeSpec) -> ModelRecord | None:
+    """``meta.json``'s ``model``: what the job's server reported, else what the preset names
+    (an episode on a client a caller handed in), and None for a baseline."""
+    if spec.served_model is not None:
+        return spec.served_model
+    if not spec.preset.needs_server:
+        return None
+    return {
+        "hf_id": spec.preset.hf_id,
+        "revision": spec.preset.revision,
+        "served": None,
+        "engine": None,
+        "engine_version": None,
+    }
 
 
 def _should_stop(limits: EpisodeLimits, steps: int, t_game: float, frames: int) -> str | None:
@@ -244,6 +263,7 @@ def episode_meta(
         "step_seconds": spec.condition.step_seconds,
         "seed": spec.seed,
         "versions": _versions(),
+        "model": model_record(spec),
         "host": platform.node(),
         "monitored": spec.monitored,
         **spec.settings,

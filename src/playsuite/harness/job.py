@@ -17,6 +17,7 @@ from playsuite.harness.costs import HEARTBEAT_S
 from playsuite.harness.episode import EpisodeLimits, episode_seed, episode_settings
 from playsuite.harness.lock import lock_path_for
 from playsuite.inference.job_server import ServerSettings
+from playsuite.records.episode import ModelRecord
 from playsuite.registry import Preset
 
 #: Video frame rate per runtime: pygame games are recorded at the paper's 30 fps; browser and
@@ -48,6 +49,9 @@ class ShardJob:
     lock_wait_s: float = 0.0  # play.lock_wait_s: wait this long for a shard another job holds
     min_free_mb: float = 0.0  # play.min_free_mb: free space needed in runs_dir (0: unchecked)
     cost_heartbeat_s: float = HEARTBEAT_S  # how often a running attempt's cost record is updated
+    #: What the job's model server serves (JobServer.model_record), set once it is ready and
+    #: recorded in every episode's meta.json; None for a baseline (no server).
+    served_model: ModelRecord | None = None
 
     def episode_dir(self, game_id: str) -> Path:
         if self.single_episode_dir is not None:

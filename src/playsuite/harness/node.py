@@ -36,7 +36,7 @@ import queue
 import shutil
 import socket
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -293,6 +293,7 @@ def _play_shard(job: ShardJob, manifest_path: Path | None) -> int:
             sock_dir = owned_tempdir("model")  # under $TMPDIR: hidden from sandboxes
             server = _start_server(job, log_dir, sock_dir)
             server.start()
+            job = replace(job, served_model=server.model_record())
         workers = _Workers(job, todo, server.uds if server is not None else None)
         _collect(job, workers, server, outcome, progress)
         gone = server is not None and server.error is not None

@@ -54,14 +54,25 @@ def clean_partial(out_dir: Path) -> None:
             (out_dir / name).unlink(missing_ok=True)
 
 
+#: A staging folder's name: ``.{episode folder name}.pid{pid}-{random}.partial``.
+_STAGING = re.compile(r"^\.(?P<episode>.+)\.pid\d+-[a-z0-9_]+\.partial$")
+
+
+def staging_episode(name: str) -> str | None:
+    """The episode folder name a staging folder called ``name`` records, or None."""
+    match = _STAGING.match(name)
+    return match["episode"] if match else None
+
+
 def staging_leftovers(out_dir: Path) -> list[Path]:
     """Staging folders that earlier recordings of this episode left beside it (killed runs).
 
     Only a caller that holds the shard's lock may delete them: then no live process owns one.
     """
-    pattern = re.compile(rf"^\.{re.escape(out_dir.name)}\.pid\d+-[a-z0-9_]+\.partial$")
     try:
-        return sorted(p for p in out_dir.parent.iterdir() if pattern.match(p.name))
+        return sorted(
+            p for p in out_dir.parent.iterdir() if staging_episode(p.name) == out_dir.name
+        )
     except OSError:
         return []
 

@@ -97,6 +97,7 @@ def _episode_spec(
         monitored=monitored,
         monitor_dir=_watch_dir(job, game) if monitored else None,
         min_free_bytes=int(job.min_free_mb * MB),
+        served_model=job.served_model,
     )
 
 

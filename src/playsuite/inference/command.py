@@ -34,7 +34,8 @@ def vllm_serve_argv(
     """The ``vllm serve`` argv for a :class:`~playsuite.registry.Preset` or ``JudgePreset``.
 
     ``model`` replaces the Hugging Face id (a local copy of the weights on an offline cluster);
-    the served name defaults to the preset's name, which is what clients send as ``model``.
+    the preset's ``revision`` goes with its Hugging Face id only, not with such a copy. The
+    served name defaults to the preset's name, which is what clients send as ``model``.
     ``extra`` is appended after the preset's own ``extra_args`` (later flags win in vLLM).
     """
     if not getattr(preset, "needs_server", False):
@@ -55,6 +56,9 @@ def vllm_serve_argv(
         "--tensor-parallel-size",
         str(max(1, int(serve.get("gpus", 1)))),  # gpus 0: one CPU replica
     ]
+    revision = getattr(preset, "revision", None)
+    if revision and not model:
+        argv += ["--revision", str(revision)]
     if "max_model_len" in serve:
         argv += ["--max-model-len", str(int(serve["max_model_len"]))]
     if "gpu_memory_utilization" in serve:

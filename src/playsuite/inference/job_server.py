@@ -19,6 +19,7 @@ from typing import Any
 from playsuite.config import schema_default
 from playsuite.inference.command import fill_server_argv
 from playsuite.inference.server import VLLMServer
+from playsuite.records.episode import ModelRecord
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,7 @@ class JobServer:
         log_path: str | os.PathLike[str] | None,
     ) -> None:
         self.settings = settings
+        self.preset = preset
         self.uds = os.fspath(uds)
         kwargs: dict[str, Any] = {
             "log_path": log_path,
@@ -106,6 +108,22 @@ class JobServer:
             except Exception as exc:
                 self.error = f"model server gone: {exc}"
                 return
+
+    def model_record(self) -> ModelRecord:
+        """What this server serves, for each episode's ``meta.json`` (ask once it is ready).
+
+        The preset's revision is recorded only where it was passed to vLLM: not for a local copy
+        replacing ``hf_id``, nor for a configured command line, which loads what it chooses.
+        """
+        custom = self.settings.argv is not None
+        local = self.settings.model
+        return {
+            "hf_id": self.preset.hf_id,
+            "revision": None if custom or local else getattr(self.preset, "revision", None),
+            "served": None if custom else (local or self.preset.hf_id),
+            "engine": "server_argv" if custom else "vllm",
+            "engine_version": self.server.version(),
+        }
 
     def ensure_healthy(self) -> None:
         """Restart the server now if it crashed or hangs (a client's recovery hook)."""

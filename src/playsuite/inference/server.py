@@ -276,6 +276,18 @@ class VLLMServer:
             return False
         return response.status_code == 200
 
+    def version(self, timeout_s: float = 10.0) -> str | None:
+        """The engine version the running server reports (vLLM's ``GET /version``), or None when
+        it reports none: what served an episode, not what is installed where the job started."""
+        if self._closed or not _socket_is_live(self.uds):
+            return None
+        try:
+            response = self._http.get("/version", timeout=timeout_s)
+            value = response.json().get("version") if response.status_code == 200 else None
+        except (httpx.HTTPError, ValueError, AttributeError):
+            return None
+        return str(value) if value else None
+
     def log_tail(self, lines: int = 30) -> str:
         return tail(self.log_path, lines)
 

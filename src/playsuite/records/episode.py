@@ -16,7 +16,8 @@ The harness writes these files and the judges, the node runner's resume and the 
 read them back, all through this module, so a damaged or foreign file is named the same way
 everywhere (:class:`CorruptEpisode`) and a missing one is told apart (:class:`EpisodeError`).
 ``meta.json`` carries ``format`` (:data:`META_FORMAT`); one written before that key existed must
-still hold ``status``, and reads as format 1.
+still hold ``status``, and reads as format 1. Format 2 added ``model`` (:class:`ModelRecord`):
+format-1 files, which lack it, still read.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ GAME_LOG_NAMES = (GAME_LOG_NAME, BROWSER_LOG_NAME)
 #: Largest game log kept whole; a longer one keeps half of this from each end.
 GAME_LOG_MAX_BYTES = 2 * 1024 * 1024
 #: Version of ``meta.json`` this code writes (and the newest it reads).
-META_FORMAT = 1
+META_FORMAT = 2
 
 
 class EpisodeError(ValueError):
@@ -59,6 +60,26 @@ class Limits(TypedDict):
     max_steps: int | None
     max_game_s: float | None
     max_frames: int | None
+
+
+class ModelRecord(TypedDict):
+    """What answered the episode's prompts (``meta.json``'s ``model``; ``null`` for a baseline,
+    which has no model).
+
+    ``hf_id`` and ``revision`` are the preset's (config/models.yaml; ``revision`` is ``None``
+    where none is pinned or where a local copy replaced the hub's); ``served`` is what the server
+    was asked to load (a local copy's path when one replaced ``hf_id``). ``engine`` is ``vllm``
+    for ``vllm serve`` built from the preset, ``server_argv`` for a configured command line;
+    ``engine_version`` is what the running server reported (``GET /version``). ``served``,
+    ``engine`` and ``engine_version`` are ``None`` when no server of the job told them (an
+    episode played on a client handed in by a caller).
+    """
+
+    hf_id: str | None
+    revision: str | None
+    served: str | None
+    engine: str | None
+    engine_version: str | None
 
 
 class EpisodeMeta(TypedDict, total=False):
@@ -84,6 +105,7 @@ class EpisodeMeta(TypedDict, total=False):
     step_seconds: float
     seed: int
     versions: dict[str, str]
+    model: ModelRecord | None
     host: str
     monitored: bool
     video_fps: float
@@ -125,6 +147,7 @@ META_TYPES: dict[str, tuple[type, ...]] = {
     "step_seconds": _NUM,
     "seed": (int,),
     "versions": (dict,),
+    "model": (dict, _NONE),
     "host": (str,),
     "monitored": (bool,),
     "video_fps": _NUM,
@@ -152,9 +175,18 @@ LIMITS_TYPES: dict[str, tuple[type, ...]] = {
     "max_game_s": (*_NUM, _NONE),
     "max_frames": (int, _NONE),
 }
+MODEL_TYPES: dict[str, tuple[type, ...]] = {
+    "hf_id": (str, _NONE),
+    "revision": (str, _NONE),
+    "served": (str, _NONE),
+    "engine": (str, _NONE),
+    "engine_version": (str, _NONE),
+}
 #: Keys written only when they apply; every other key of :data:`META_TYPES` is in each
-#: ``meta.json`` of format 1.
+#: ``meta.json`` of the current format.
 OPTIONAL_META = frozenset({"monitor_dir", "screen", "final_probes", "native_clock"})
+#: Keys each format added: a file of an older format may lack them.
+ADDED_IN_FORMAT: dict[str, int] = {"model": 2}
 #: What an episode written before ``format`` must hold: how it ended.
 LEGACY_REQUIRED = ("status",)
 
@@ -165,10 +197,13 @@ def check_meta(obj: Any, file: str | os.PathLike[str]) -> EpisodeMeta:
     if not isinstance(obj, dict):
         raise CorruptEpisode(file, "must hold a JSON object")
     try:
-        # One version so far: which one it is decides nothing yet, only that it is known.
-        check_format(file, obj.get(FORMAT_FIELD), META_FORMAT, "meta.json")
+        version = check_format(file, obj.get(FORMAT_FIELD), META_FORMAT, "meta.json")
         if FORMAT_FIELD in obj:
-            required = [k for k in META_TYPES if k not in OPTIONAL_META]
+            required = [
+                k
+                for k in META_TYPES
+                if k not in OPTIONAL_META and ADDED_IN_FORMAT.get(k, 1) <= version
+            ]
         else:
             required = list(LEGACY_REQUIRED)
         missing = [k for k in required if k not in obj]
@@ -177,6 +212,11 @@ def check_meta(obj: Any, file: str | os.PathLike[str]) -> EpisodeMeta:
         check_types(file, obj, META_TYPES)
         if isinstance(obj.get("limits"), dict):
             check_types(file, obj["limits"], LIMITS_TYPES, where="limits.")
+        if isinstance(obj.get("model"), dict):
+            missing = [k for k in MODEL_TYPES if k not in obj["model"]]
+            if missing:
+                raise RecordError(file, f"model: missing keys {missing}")
+            check_types(file, obj["model"], MODEL_TYPES, where="model.")
     except RecordError as exc:
         raise _corrupt(exc) from None
     return obj  # type: ignore[return-value]  # checked above
