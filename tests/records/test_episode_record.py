@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from playsuite.records.episode import (
+    ADDED_META,
     META_FORMAT,
     META_NAME,
     META_TYPES,
@@ -41,6 +42,8 @@ def full_meta() -> dict[str, Any]:
         "history_k": 0,
         "hz": 0.33,
         "variant": "base",
+        "condition_settings": {"history_k": 0, "hz": 0.33, "variant": "base"},
+        "sampling": {"temperature": 0.0, "max_tokens": 512},
         "step_seconds": 3.0,
         "seed": 12,
         "versions": {"playsuite": "0.1"},
@@ -67,6 +70,17 @@ def full_meta() -> dict[str, Any]:
 
 def test_every_key_is_typed_and_the_full_meta_covers_them() -> None:
     assert set(full_meta()) | OPTIONAL_META == set(META_TYPES)
+
+
+def test_an_episode_from_before_the_condition_settings_still_reads(tmp_path: Path) -> None:
+    """``condition_settings`` and ``sampling`` were added to format 1 later: an episode played
+    before lacks them and stays valid, while a wrong type is still refused."""
+    old = {k: v for k, v in full_meta().items() if k not in ADDED_META}
+    assert set(full_meta()) - set(old) == ADDED_META == {"condition_settings", "sampling"}
+    write_meta(tmp_path, old)
+    assert read_meta(tmp_path) == old
+    with pytest.raises(CorruptEpisode, match="condition_settings"):
+        write_meta(tmp_path, {**old, "condition_settings": "k0"})
 
 
 def test_meta_round_trip_keeps_keys_order_and_extras(tmp_path: Path) -> None:

@@ -81,6 +81,8 @@ class EpisodeMeta(TypedDict, total=False):
     history_k: int
     hz: float
     variant: str
+    condition_settings: dict[str, Any]
+    sampling: dict[str, Any]
     step_seconds: float
     seed: int
     versions: dict[str, str]
@@ -122,6 +124,8 @@ META_TYPES: dict[str, tuple[type, ...]] = {
     "history_k": (int,),
     "hz": _NUM,
     "variant": (str,),
+    "condition_settings": (dict,),
+    "sampling": (dict,),
     "step_seconds": _NUM,
     "seed": (int,),
     "versions": (dict,),
@@ -155,6 +159,11 @@ LIMITS_TYPES: dict[str, tuple[type, ...]] = {
 #: Keys written only when they apply; every other key of :data:`META_TYPES` is in each
 #: ``meta.json`` of format 1.
 OPTIONAL_META = frozenset({"monitor_dir", "screen", "final_probes", "native_clock"})
+#: Keys every episode written now holds but episodes of format 1 from before they were added
+#: lack: the condition's settings by dotted path (``history_k``, ``hz``, ``variant`` and any
+#: ``+{path}={value}`` of its name) and the sampling the preset was played with once the
+#: condition's overrides were applied. Read when present, never required.
+ADDED_META = frozenset({"condition_settings", "sampling"})
 #: What an episode written before ``format`` must hold: how it ended.
 LEGACY_REQUIRED = ("status",)
 
@@ -168,7 +177,7 @@ def check_meta(obj: Any, file: str | os.PathLike[str]) -> EpisodeMeta:
         # One version so far: which one it is decides nothing yet, only that it is known.
         check_format(file, obj.get(FORMAT_FIELD), META_FORMAT, "meta.json")
         if FORMAT_FIELD in obj:
-            required = [k for k in META_TYPES if k not in OPTIONAL_META]
+            required = [k for k in META_TYPES if k not in OPTIONAL_META | ADDED_META]
         else:
             required = list(LEGACY_REQUIRED)
         missing = [k for k in required if k not in obj]
