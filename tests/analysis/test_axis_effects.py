@@ -141,7 +141,9 @@ def test_generic_statistic_gives_the_history_figure_numbers(
     assert len(generic) == len(curves) == 2 * 4 * 4
     joined = curves.merge(generic, left_index=True, right_index=True, suffixes=("", "_g"))
     for old, new in (("mean", "mean"), ("low", "mean low"), ("high", "mean high"), ("n", "mean n")):
-        np.testing.assert_allclose(joined[old], joined[new], rtol=1e-12, atol=0)
+        np.testing.assert_allclose(
+            joined[old].astype(float), joined[new].astype(float), rtol=1e-12, atol=0
+        )
     assert set(generic["value"]) == {"0", "3", "5", "10"}
     # the reference has no difference from itself; every other k has one
     assert np.isnan(generic.loc[("itch", "k0-hz0.33-base", ALL_MODELS), "delta"])
@@ -168,7 +170,9 @@ def test_generic_statistic_gives_the_prompting_figure_numbers(
         ("reference mean high", "reference mean high_g"),
     ]
     for old, new in pairs:
-        np.testing.assert_allclose(joined[old], joined[new], rtol=1e-12, atol=0)
+        np.testing.assert_allclose(
+            joined[old].astype(float), joined[new].astype(float), rtol=1e-12, atol=0
+        )
 
 
 def _table(levels: dict[tuple[str, str, str], int | None]) -> pd.DataFrame:
@@ -283,3 +287,22 @@ def test_judge_ablation_pairs_the_same_episodes(tmp_path: Path) -> None:
     assert out.loc[("strict", ALL_MODELS), "delta"] == pytest.approx(-1.0)
     assert out.loc[("strict", ALL_MODELS), "delta n"] == 11
     assert out.loc[("frame", ALL_MODELS), "mean n"] == 12
+
+
+def test_generic_figure_draws_crossed_and_empty_tables(scores: pd.DataFrame, tmp_path) -> None:
+    from playsuite.analysis.figures import axis_figure, save_figure
+
+    ab = load_ablation(REPO / "config" / "ablations" / "rate.yaml")
+    rows, _ = ablation_scores(scores, ab, None)
+    table = axis_effects(rows, ab, SPEC)
+    fig = axis_figure(table, "Action rate")
+    top, bottom = fig.axes[0], fig.axes[2]  # (row, corpus): itch's two panels
+    assert [t.get_text() for t in bottom.get_xticklabels()] == ["0.33", "3"]
+    assert {t.get_text() for t in top.get_legend().get_texts()} >= {
+        "mean (95 % CI) (0)",
+        "mean (95 % CI) (3)",
+    }
+    save_figure(fig, tmp_path / "a.pdf", tmp_path / "a.png")
+    assert (tmp_path / "a.png").stat().st_size > 0
+    empty = axis_figure(axis_effects(rows.iloc[:0], ab, SPEC), "none")
+    assert "no games" in empty.axes[0].texts[0].get_text()

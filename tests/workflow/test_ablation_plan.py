@@ -4,6 +4,8 @@ cannot apply raises when the plan is made, before any job starts."""
 from __future__ import annotations
 
 import copy
+import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -82,6 +84,7 @@ def test_a_judge_ablation_plays_its_condition_once(default: dict, registry, tmp_
     assert len(plan) == len(config["presets"])
 
 
+@pytest.mark.slow
 def test_the_workflow_refuses_a_bad_ablation_before_any_job(default, tmp_path: Path) -> None:
     """`snakemake -n` with a config whose ablation names a setting nobody can apply stops at
     parse time and says which."""
@@ -99,3 +102,63 @@ def test_the_workflow_refuses_a_bad_ablation_before_any_job(default, tmp_path: P
     assert done.returncode != 0
     assert "sampling.heat" in done.stdout + done.stderr
     assert "not a setting a condition can set" in done.stdout + done.stderr
+
+
+@pytest.mark.slow
+def test_a_new_axis_is_played_judged_and_drawn(repo: Path, tmp_path: Path) -> None:
+    """End to end from one new ablation file: the action budget (``play.steps``) over a fixture
+    game, played by the random baseline, judged by the frame judge, tabulated and drawn."""
+    work = tmp_path / "wf"
+    shutil.copytree(
+        repo,
+        work,
+        ignore=shutil.ignore_patterns(
+            ".venv", ".venv-engine", "results", ".snakemake", ".git", "*.egg-info"
+        ),
+    )
+    probe = {
+        "title": "Probe game",
+        "source": "local",
+        "package": str(repo / "tests" / "fixtures" / "probe_game"),
+        "runtime": "pygame",
+        "entry": "main.py",
+        "controls": "Arrow keys move the square, Space scores a point.",
+    }
+    corpus = {"games": [{"id": g, **probe} for g in ("probe-a", "probe-b")]}
+    (work / "test_corpus.yaml").write_text(yaml.safe_dump(corpus))
+    (work / "steps.yaml").write_text(
+        "name: budget\naxis: play.steps\nvalues: [null, 2]\ngames: all\n"
+    )
+    config = {
+        "models": "config/models.yaml",
+        "corpora": {"test": {"table": "test_corpus.yaml"}},
+        "presets": ["random"],
+        "conditions": ["k0-hz0.33-base"],
+        "judges": ["frame"],
+        "play": {"shard_size": 8, "workers": 1, "steps": 4, "wall_timeout_s": 120},
+        "analysis": {"ablations": ["steps.yaml"], "bootstrap": {"resamples": 100}},
+    }
+    (work / "test_config.yaml").write_text(yaml.safe_dump(config))
+    target = "results/figures/frame/ablation_budget.pdf"
+    cmd = [SNAKEMAKE, target, "--cores", "2", "--workflow-profile", "none"]
+    cmd += ["--replace-workflow-config", "--configfile", "test_config.yaml"]
+    done = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+
+    cond = "k0-hz0.33-base+play.steps=2"
+    meta = json.loads((work / "results/runs/test/random" / cond / "probe-a/meta.json").read_text())
+    assert meta["condition"] == cond and meta["limits"]["max_steps"] == 2
+    assert meta["condition_settings"] == {
+        "history_k": 0,
+        "hz": 0.33,
+        "variant": "base",
+        "play.steps": 2,
+    }
+    base = json.loads(
+        (work / "results/runs/test/random/k0-hz0.33-base/probe-a/meta.json").read_text()
+    )
+    assert base["limits"]["max_steps"] == 4  # the run's own budget where the value is null
+    assert (work / f"results/judgements/frame/test/random/{cond}/probe-a.json").exists()
+    table = (work / "results/tables/frame/ablation_budget.csv").read_text()
+    assert f",play.steps,2,,{cond},k0-hz0.33-base,random,2," in table
+    assert (work / "results/figures/frame/ablation_budget.png").stat().st_size > 1000

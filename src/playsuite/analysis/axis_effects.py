@@ -132,7 +132,14 @@ def axis_effects(
     table = pd.DataFrame(rows)
     order = ["corpus", "axis", "value", "cross", "condition", "reference", "model", "games"]
     stats = [f"{s}{part}" for s in (*OWN, *PAIRED) for part in ("", " low", " high", " n")]
-    return table.reindex(columns=order + stats) if not table.empty else table
+    if table.empty:
+        return table
+    table = table.reindex(columns=order + stats)
+    for stat in (*OWN, *PAIRED):
+        # whole counts, empty where the arm is not compared (no float "8.000", no "<NA>")
+        counts = [None if pd.isna(v) else int(v) for v in table[f"{stat} n"]]
+        table[f"{stat} n"] = pd.Series(counts, index=table.index, dtype=object)
+    return table
 
 
 def arm_order(table: pd.DataFrame, arms: Sequence[str]) -> list[str]:

@@ -286,7 +286,12 @@ def axis_figure(effects: pd.DataFrame, title: str) -> plt.Figure:
                 )
                 dm = models[models["delta"].notna()]
                 bottom.scatter(
-                    dm["value"].map(pos) + off, dm["delta"], s=4, color="#888888", alpha=0.6, lw=0
+                    dm["value"].map(pos) + off + 0.06,  # beside the pooled bar
+                    dm["delta"],
+                    s=4,
+                    color="#888888",
+                    alpha=0.6,
+                    lw=0,
                 )
             bottom.axhline(0, color="#888888", lw=0.6)
             reference = sub.loc[sub["delta"].isna() & (sub["model"] == ALL_MODELS), "value"]
