@@ -218,7 +218,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--game", required=True, help="game id in the catalog")
     p.add_argument("--catalog", help="corpus table (default: config/corpora/local.yaml)")
     p.add_argument("--agent", required=True, help="preset name from config/models.yaml")
-    p.add_argument("--condition", default=DEFAULT_CONDITION, help="k{K}-hz{HZ}-{variant}")
+    p.add_argument(
+        "--condition",
+        default=DEFAULT_CONDITION,
+        help="k{K}-hz{HZ}-{variant}[+{setting}={value}...]",
+    )
     p.add_argument("--steps", type=int, help="stop after N agent steps (default: paper caps)")
     p.add_argument("--out", required=True, help="episode directory to write")
     p.add_argument("--corpus", default="local", help="corpus name recorded in meta.json")
