@@ -84,3 +84,20 @@ def test_a_condition_overrides_the_presets_sampling_and_the_budget() -> None:
     assert steps == 5
     same, budget = apply_condition(preset, Condition.parse("k0-hz0.33-base"), 30)
     assert same is preset and budget == 30
+
+
+def test_a_preset_field_is_a_setting_spelt_true_or_false() -> None:
+    """``preset.history_frames``: how many frames an observation carries (the current one, or
+    every history step's too)."""
+    cond = Condition.parse("k3-hz0.33-base").with_setting("preset.history_frames", True)
+    assert cond.name == "k3-hz0.33-base+preset.history_frames=true"
+    assert Condition.parse(cond.name) == cond
+    with pytest.raises(ConfigError, match="write preset.history_frames=true"):
+        Condition.parse("k3-hz0.33-base+preset.history_frames=True")
+    with pytest.raises(ConfigError, match="is not of type 'boolean'"):
+        Condition.parse("k3-hz0.33-base+preset.history_frames=1")
+    preset = load_registry().preset("qwen3-vl-8b")
+    played, _ = apply_condition(preset, cond, None)
+    assert played.history_frames is True and played.name == preset.name
+    off, _ = apply_condition(preset, cond.with_setting("preset.history_frames", False), None)
+    assert off.history_frames is False

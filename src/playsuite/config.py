@@ -159,10 +159,10 @@ def condition_settings_schema() -> dict[str, Any]:
 
 
 def format_setting(value: Any) -> str:
-    """A setting's value as a condition name spells it: ``0.7``, ``3``, ``fewshot``. One
-    spelling per value, so a condition's name (its folder) is stable."""
+    """A setting's value as a condition name spells it: ``0.7``, ``3``, ``fewshot``, ``true``.
+    One spelling per value, so a condition's name (its folder) is stable."""
     if isinstance(value, bool):
-        raise ConfigError(f"setting value {value!r}: booleans are not condition values")
+        return "true" if value else "false"
     if isinstance(value, float):
         return f"{value:g}"
     return str(value)
@@ -180,16 +180,17 @@ def check_setting(path: str, value: Any, source: str = "condition") -> Any:
             f"known: {', '.join(props)}"
         )
     errors = list(jsonschema.Draft202012Validator(props[path]).iter_errors(value))
-    if errors or isinstance(value, bool):
-        why = errors[0].message if errors else "a boolean"
-        raise ConfigError(f"{source}: {path}={value!r} cannot be applied: {why}")
+    if errors:
+        raise ConfigError(f"{source}: {path}={value!r} cannot be applied: {errors[0].message}")
     return value
 
 
 def _setting_from_text(path: str, text: str, name: str) -> Any:
     """The value ``text`` spells in the condition ``name``; it must be the canonical spelling."""
     value = yaml.safe_load(text)
-    if isinstance(value, int | float) and not isinstance(value, bool):
+    if isinstance(value, bool):  # spelt true or false (checked below)
+        pass
+    elif isinstance(value, int | float) and not isinstance(value, bool):
         kind = condition_settings_schema()["properties"].get(path, {}).get("type")
         value = int(value) if kind == "integer" and float(value).is_integer() else value
     else:

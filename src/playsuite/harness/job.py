@@ -31,12 +31,16 @@ def apply_condition(
 
     A condition's further settings (playsuite.config.Condition) override the run's: its
     ``sampling.*`` the preset's sampling block (so the model server and every request use
-    them), its ``play.steps`` the job's ``--steps``. Applied once here, before a job starts,
+    them), its ``preset.*`` the preset's fields (``history_frames``), its ``play.steps`` the
+    job's ``--steps``. Applied once here, before a job starts,
     so every worker and the episode's ``meta.json`` see the same values.
     """
     sampling = condition.overrides("sampling")
     if sampling:
         preset = replace(preset, sampling={**preset.sampling, **sampling})
+    fields = condition.overrides("preset")  # fields of the registry preset itself
+    if fields:
+        preset = replace(preset, **fields)
     budget = condition.get("play.steps")
     return preset, (int(budget) if budget is not None else steps)
 
