@@ -92,7 +92,7 @@ def test_a_preset_field_is_a_setting_spelt_true_or_false() -> None:
     cond = Condition.parse("k3-hz0.33-base").with_setting("preset.history_frames", True)
     assert cond.name == "k3-hz0.33-base+preset.history_frames=true"
     assert Condition.parse(cond.name) == cond
-    with pytest.raises(ConfigError, match="write preset.history_frames=true"):
+    with pytest.raises(ConfigError, match=r"write preset\.history_frames=true"):
         Condition.parse("k3-hz0.33-base+preset.history_frames=True")
     with pytest.raises(ConfigError, match="is not of type 'boolean'"):
         Condition.parse("k3-hz0.33-base+preset.history_frames=1")
