@@ -15,7 +15,7 @@ import yaml
 
 from playsuite.analysis.ablations import load_ablation
 from playsuite.config import ConfigError, load_validated
-from playsuite.planning.ablations import ablation_plan, check_ablation
+from playsuite.planning.ablations import ablation_plan, check_ablation, check_ablations
 from playsuite.planning.play import run_games
 from playsuite.registry import load_registry
 
@@ -162,3 +162,14 @@ def test_a_new_axis_is_played_judged_and_drawn(repo: Path, tmp_path: Path) -> No
     table = (work / "results/tables/frame/ablation_budget.csv").read_text()
     assert f",play.steps,2,,{cond},k0-hz0.33-base,random,2," in table
     assert (work / "results/figures/frame/ablation_budget.png").stat().st_size > 1000
+
+
+def test_analysing_given_scores_checks_a_judge_ablation_against_them(
+    default: dict, registry, tmp_path: Path
+) -> None:
+    config = with_ablation(default, tmp_path, "axis: judge\nvalues: [mine, theirs]\n")
+    config["analysis"]["scores"] = {"mine": "mine.csv"}
+    with pytest.raises(ConfigError, match=r"judges \['theirs'\] .*analysis\.scores"):
+        check_ablations(config, registry)
+    config["analysis"]["scores"]["theirs"] = "theirs.csv"
+    assert [ab.name for ab in check_ablations(config, registry)] == ["extra"]

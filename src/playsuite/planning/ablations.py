@@ -45,24 +45,38 @@ def ablation_plan(
 def check_ablation(ab: Ablation, config: Mapping[str, Any], registry: Registry) -> None:
     """What :func:`load_ablation` cannot know alone: the run's judges and presets.
 
-    A judge ablation compares judges that must all judge the run (``judges`` of the workflow
-    config); a list of presets must name registry presets; the selection must leave a preset
-    of the run, or the ablation would silently draw nothing.
+    A judge ablation compares judges that must all score the run (``judges`` of the workflow
+    config, or the tables ``analysis.scores`` gives); a list of presets must name registry
+    presets; when the run plays, the selection must leave one of its presets, or the ablation
+    would silently draw nothing.
     """
     where = f"ablation {ab.name}"
+    given = list((config.get("analysis") or {}).get("scores") or {})
+    judges = given or list(config.get("judges", []))
     if ab.over_judges:
-        missing = [j for j in ab.values if j not in config.get("judges", [])]
+        missing = [j for j in ab.values if j not in judges]
         if missing:
+            key = "analysis.scores" if given else "judges"
             raise ConfigError(
                 f"{where}: judges {missing} are not judges of this run "
-                f"(judges: {list(config.get('judges', []))}); add them to `judges`"
+                f"({key}: {judges}); add them to `{key}`"
             )
     if isinstance(ab.presets, list):
         unknown = [p for p in ab.presets if p not in registry.presets]
         if unknown:
             raise ConfigError(f"{where}: presets {unknown} are not in the model registry")
-    if not select_presets(ab, list(config["presets"]), registry):
+    if not given and not select_presets(ab, list(config["presets"]), registry):
         raise ConfigError(f"{where}: its presets select none of the run's {config['presets']}")
+
+
+def check_ablations(config: Mapping[str, Any], registry: Registry) -> list[Ablation]:
+    """Every configured ablation (``analysis.ablations``), loaded and checked."""
+    out = []
+    for path in (config.get("analysis") or {}).get("ablations") or []:
+        ab = load_ablation(path)
+        check_ablation(ab, config, registry)
+        out.append(ab)
+    return out
 
 
 def ablation_runs(
@@ -70,8 +84,6 @@ def ablation_runs(
 ) -> list[tuple[str, str, str, list[str]]]:
     """Every configured ablation's runs (``analysis.ablations``), each ablation checked first."""
     runs = []
-    for path in (config.get("analysis") or {}).get("ablations") or []:
-        ab = load_ablation(path)
-        check_ablation(ab, config, registry)
+    for ab in check_ablations(config, registry):
         runs += ablation_plan(ab, corpus_games, list(config["presets"]), registry)
     return runs
