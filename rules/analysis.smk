@@ -27,7 +27,12 @@ rule tabulate_models:
 from playsuite.analysis.ablations import load_ablation
 
 ANALYSIS = PLAN.analysis
-ABLATIONS = {load_ablation(path).name: path for path in ANALYSIS.ablations}
+# Every ablation file, loaded (and so checked) once when the workflow is parsed.
+ABLATION_DEFS = {ab.name: ab for ab in map(load_ablation, ANALYSIS.ablations)}
+ABLATIONS = {name: path for name, path in zip(ABLATION_DEFS, ANALYSIS.ablations)}
+# The reproduction report reads the ablations of played conditions; an ablation over judges is
+# drawn once, in the folder of its reference judge (ablation_judges in common.smk).
+PLAYED_ABLATIONS = [n for n, ab in ABLATION_DEFS.items() if not ab.over_judges]
 
 
 rule main_results:
@@ -106,9 +111,10 @@ rule genre_heatmap:
         "../workflow/scripts/analysis_genre_heatmap.py"
 
 
+# Any ablation: the paper's drawing (kind history, rate, prompting) or the generic statistic.
 rule ablation_figure:
     input:
-        scores=scores_table,
+        scores=ablation_scores_tables,
         ablation=lambda wildcards: ABLATIONS[wildcards.ablation],
         models=config["models"],
     output:
@@ -374,9 +380,9 @@ rule reproduction_report:
         stability=paths.table("stability", "csv", "{judge}"),
         ablations=lambda wildcards: [
             paths.table(f"ablation_{name}", "csv", wildcards.judge)
-            for name in ABLATIONS
+            for name in PLAYED_ABLATIONS
         ],
-        ablation_files=list(ABLATIONS.values()),
+        ablation_files=[ABLATIONS[name] for name in PLAYED_ABLATIONS],
         reference=[ANALYSIS.reference] if ANALYSIS.reference else [],
         agreement=[paths.table("agreement", "csv")] if ANALYSIS.ratings else [],
         engine_checks=(

@@ -155,6 +155,23 @@ def scores_table(wildcards):
     return SCORES_GIVEN.get(wildcards.judge, paths.scores(wildcards.judge))
 
 
+def ablation_judges(name):
+    """The judges an ablation's table and figure are made for: every judge analysed, or for an
+    ablation over judges its reference judge alone (it reads all the judges it compares).
+    """
+    ab = ABLATION_DEFS[name]
+    if ab.over_judges:
+        return [ab.reference_value] if ab.reference_value in analysis_judges() else []
+    return analysis_judges()
+
+
+def ablation_scores_tables(wildcards):
+    """The scores tables an ablation reads: its judge's, or each compared judge's in order."""
+    ab = ABLATION_DEFS[wildcards.ablation]
+    judges = ab.values if ab.over_judges else [wildcards.judge]
+    return [SCORES_GIVEN.get(judge, paths.scores(judge)) for judge in judges]
+
+
 def analysis_figure_targets():
     """Every statistic's table and figure per configured judge (rules/analysis.smk).
 
@@ -170,10 +187,11 @@ def analysis_figure_targets():
         ]
         figures = ["stability", "cost"]
         figures += [f"genre_heatmap_{corpus}" for corpus in config["corpora"]]
-        figures += [f"ablation_{name}" for name in ABLATIONS]
+        mine = [name for name in ABLATIONS if judge in ablation_judges(name)]
+        figures += [f"ablation_{name}" for name in mine]
         for stem in figures:
             out += [paths.figure(stem, ext, judge) for ext in ("pdf", "png")]
-        for name in ABLATIONS:
+        for name in mine:
             out += [
                 paths.table(f"ablation_{name}", ext, judge) for ext in ("csv", "md")
             ]

@@ -144,33 +144,148 @@ def with_defaults(data: Any, schema_name: str, *keys: str, source: str = "config
     return out
 
 
-CONDITION_RE = re.compile(r"^k(?P<k>\d+)-hz(?P<hz>\d+(?:\.\d+)?)-(?P<variant>[a-z][a-z0-9_]*)$")
+CONDITION_RE = re.compile(
+    r"^k(?P<k>\d+)-hz(?P<hz>\d+(?:\.\d+)?)-(?P<variant>[a-z][a-z0-9_]*)"
+    r"(?P<settings>(?:\+[a-z_.]+=[A-Za-z0-9._-]+)*)$"
+)
+#: The settings a name's ``k{K}-hz{HZ}-{variant}`` part carries (fields of :class:`Condition`).
+NAME_SETTINGS = ("history_k", "hz", "variant")
+
+
+def condition_settings_schema() -> dict[str, Any]:
+    """``config/schemas/condition.schema.json``: every setting a condition (and so an ablation's
+    axis) may set, keyed by its dotted path."""
+    return _schema("condition")
+
+
+def format_setting(value: Any) -> str:
+    """A setting's value as a condition name spells it: ``0.7``, ``3``, ``fewshot``, ``true``.
+    One spelling per value, so a condition's name (its folder) is stable."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def check_setting(path: str, value: Any, source: str = "condition") -> Any:
+    """``value`` for the setting ``path`` once checked against the condition schema: an
+    unknown path (with a spelling hint) or a value out of its range is a :class:`ConfigError`."""
+    props = condition_settings_schema()["properties"]
+    if path not in props:
+        close = difflib.get_close_matches(path, list(props), n=1, cutoff=0.6)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ConfigError(
+            f"{source}: {path!r} is not a setting a condition can set{hint}; "
+            f"known: {', '.join(props)}"
+        )
+    errors = list(jsonschema.Draft202012Validator(props[path]).iter_errors(value))
+    if errors:
+        raise ConfigError(f"{source}: {path}={value!r} cannot be applied: {errors[0].message}")
+    return value
+
+
+def _setting_from_text(path: str, text: str, name: str) -> Any:
+    """The value ``text`` spells in the condition ``name``; it must be the canonical spelling."""
+    value = yaml.safe_load(text)
+    if isinstance(value, bool):  # spelt true or false (checked below)
+        pass
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        kind = condition_settings_schema()["properties"].get(path, {}).get("type")
+        value = int(value) if kind == "integer" and float(value).is_integer() else value
+    else:
+        value = text
+    check_setting(path, value, source=f"condition {name!r}")
+    if format_setting(value) != text:
+        raise ConfigError(
+            f"condition {name!r}: write {path}={format_setting(value)}, not {path}={text}"
+        )
+    return value
 
 
 @dataclass(frozen=True)
 class Condition:
-    """History length, action rate and prompt variant of a run, named ``k{K}-hz{HZ}-{variant}``."""
+    """What a run varies: history length, action rate, prompt variant, and any other setting of
+    ``config/schemas/condition.schema.json``.
+
+    Named ``k{K}-hz{HZ}-{variant}``, followed by ``+{path}={value}`` for each further setting
+    in path order (``k0-hz0.33-base+sampling.temperature=0.7``): the name is the folder of the
+    condition's episodes, so a name without further settings is the one it always was.
+    """
 
     history_k: int
     hz: float
     variant: str
+    #: further settings, (dotted path, value), sorted by path
+    settings: tuple[tuple[str, Any], ...] = ()
 
     @classmethod
     def parse(cls, name: str) -> Condition:
         match = CONDITION_RE.match(name)
         if not match:
             raise ConfigError(
-                f"condition {name!r} is not of the form k{{K}}-hz{{HZ}}-{{variant}}, "
-                "e.g. k3-hz0.33-base"
+                f"condition {name!r} is not of the form k{{K}}-hz{{HZ}}-{{variant}}"
+                "[+{setting}={value}...], e.g. k3-hz0.33-base or "
+                "k0-hz0.33-base+sampling.temperature=0.7"
             )
         hz = float(match["hz"])
         if hz <= 0:
             raise ConfigError(f"condition {name!r}: action rate must be positive")
-        return cls(int(match["k"]), hz, match["variant"])
+        pairs = []
+        for part in match["settings"].split("+")[1:]:
+            path, text = part.split("=", 1)
+            if path in NAME_SETTINGS:
+                raise ConfigError(f"condition {name!r}: {path} belongs in the k-hz-variant part")
+            pairs.append((path, _setting_from_text(path, text, name)))
+        paths = [p for p, _ in pairs]
+        if paths != sorted(set(paths)):
+            raise ConfigError(f"condition {name!r}: settings must be unique and in path order")
+        return cls(int(match["k"]), hz, match["variant"], tuple(pairs))
 
     @property
     def name(self) -> str:
-        return f"k{self.history_k}-hz{self.hz:g}-{self.variant}"
+        extra = "".join(f"+{path}={format_setting(v)}" for path, v in self.settings)
+        return f"k{self.history_k}-hz{self.hz:g}-{self.variant}{extra}"
+
+    def get(self, path: str) -> Any:
+        """The value this condition sets for ``path`` (``None``: it leaves it as the run has it)."""
+        if path in NAME_SETTINGS:
+            return getattr(self, path)
+        return dict(self.settings).get(path)
+
+    def with_setting(self, path: str, value: Any) -> Condition:
+        """This condition with ``path`` set to ``value`` (checked; ``None`` removes a further
+        setting, so the run's own value applies)."""
+        if path in NAME_SETTINGS:
+            check_setting(path, value)
+            fields = {"history_k": self.history_k, "hz": self.hz, "variant": self.variant}
+            fields[path] = value
+            return Condition.parse(
+                Condition(
+                    int(fields["history_k"]),
+                    float(fields["hz"]),
+                    str(fields["variant"]),
+                    self.settings,
+                ).name
+            )
+        rest = {p: v for p, v in self.settings if p != path}
+        if value is not None:
+            rest[path] = check_setting(path, value)
+        return Condition(self.history_k, self.hz, self.variant, tuple(sorted(rest.items())))
+
+    def as_dict(self) -> dict[str, Any]:
+        """Every setting the condition sets, by dotted path (what ``meta.json`` records)."""
+        return {
+            "history_k": self.history_k,
+            "hz": self.hz,
+            "variant": self.variant,
+            **dict(self.settings),
+        }
+
+    def overrides(self, section: str) -> dict[str, Any]:
+        """The further settings under ``section`` (``"sampling"`` -> ``{"temperature": 0.7}``)."""
+        prefix = section + "."
+        return {p[len(prefix) :]: v for p, v in self.settings if p.startswith(prefix)}
 
     @property
     def step_seconds(self) -> float:

@@ -1,7 +1,7 @@
 """The analysis rules on a synthetic scores table in a temporary copy of the workflow.
 
 Runs real Snakemake: every table and figure is built, one ablation figure is rebuilt alone after
-a condition is added to its config file (no code change), and the HTML report is written.
+a value is added to its config file (no code change), and the HTML report is written.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ CONDITIONS = [
     "k3-hz3-base",
     "k3-hz0.33-strategy",
     "k3-hz0.33-fewshot",
+    "k0-hz0.33-base+sampling.temperature=1",  # the embedded default's temperature ablation
 ]
 PRESETS = {
     "random": ("baseline", -0.8),
@@ -145,12 +146,15 @@ def test_every_analysis_output_is_built(work: Path, make_episode, make_judgement
     assert "| VLM | qwen3-vl-8b |" in main.splitlines()[2]  # families in paper order
     prompting = (tables / "ablation_prompting.csv").read_text()
     assert "qwen3-vl-8b" in prompting and "ui-tars" not in prompting  # shared template only
+    temperature = (tables / "ablation_temperature.csv").read_text()  # the generic statistic
+    assert ",sampling.temperature,1,,k0-hz0.33-base+sampling.temperature=1," in temperature
     for fig in (
         "stability",
         "cost",
         "ablation_history",
         "ablation_rate",
         "ablation_prompting",
+        "ablation_temperature",
         "genre_heatmap_local",
     ):
         assert (work / f"results/figures/frame/{fig}.pdf").stat().st_size > 1000
@@ -184,7 +188,7 @@ def test_adding_a_condition_rebuilds_only_that_figure(work: Path) -> None:
     assert snake(work, target).returncode == 0
     history = work / "config/ablations/history.yaml"
     data = yaml.safe_load(history.read_text())
-    data["conditions"].insert(1, "k1-hz0.33-base")
+    data["values"].insert(1, 1)  # history_k 1: the condition k1-hz0.33-base
     history.write_text(yaml.safe_dump(data))
     plan = snake(work, "-n", "analysis_figures")
     assert plan.returncode == 0, plan.stderr

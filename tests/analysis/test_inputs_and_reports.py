@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from playsuite.analysis import figures
-from playsuite.analysis.ablations import ablation_plan, load_ablation
+from playsuite.analysis.ablations import load_ablation
 from playsuite.analysis.cost import cost_table, read_cost_records
 from playsuite.analysis.efficiency import read_benchmarks
 from playsuite.analysis.outputs import write_stat_table
@@ -25,6 +25,7 @@ from playsuite.analysis.reference import (
 from playsuite.analysis.scores import SCORE_COLUMNS, ScoresError, check_scores, read_scores
 from playsuite.analysis.settings import analysis_settings
 from playsuite.config import ConfigError
+from playsuite.planning.ablations import ablation_plan
 from playsuite.registry import load_registry
 from playsuite.testing.synthetic_scores import SyntheticSpec, synthetic_scores, write_scores_tsv
 

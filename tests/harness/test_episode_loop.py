@@ -9,6 +9,7 @@ test_waits.py and test_blame.py.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from pathlib import Path
@@ -319,3 +320,29 @@ def test_a_baseline_records_no_model(tmp_path: Path) -> None:
     spec.preset = load_registry().preset("random")
     meta = run_episode(spec, FakePolicy([RIGHT]), fake_runtimes()[0])
     assert "model" in meta and meta["model"] is None
+
+
+def test_meta_records_the_conditions_settings_and_the_sampling_played(tmp_path: Path) -> None:
+    """A condition beyond k-hz-variant: its settings by path, and the preset's sampling once the
+    condition's overrides were applied (playsuite.harness.job.apply_condition)."""
+    from playsuite.harness.job import apply_condition
+
+    spec = spec_for(tmp_path, "k2-hz0.5-base+play.steps=2+sampling.temperature=0.7")
+    preset, steps = apply_condition(spec.preset, spec.condition, None)
+    limits = EpisodeLimits(max_steps=steps, max_game_s=None, wall_timeout_s=60.0)
+    spec = dataclasses.replace(spec, preset=preset, limits=limits)
+    meta = run_episode(spec, FakePolicy([RIGHT]), fake_runtimes()[0])
+    assert meta["status"] == "ok" and meta["steps"] == 2
+    assert meta["condition"] == "k2-hz0.5-base+play.steps=2+sampling.temperature=0.7"
+    assert meta["condition_settings"] == {
+        "history_k": 2,
+        "hz": 0.5,
+        "variant": "base",
+        "play.steps": 2,
+        "sampling.temperature": 0.7,
+    }
+    assert meta["sampling"] == {
+        **load_registry().preset("internvl3.5-8b").sampling,
+        "temperature": 0.7,
+    }
+    assert json.loads((spec.out_dir / "meta.json").read_text()) == meta

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from playsuite.records.episode import (
+    ADDED_IN_FORMAT,
     META_FORMAT,
     META_NAME,
     META_TYPES,
@@ -41,6 +42,8 @@ def full_meta() -> dict[str, Any]:
         "history_k": 0,
         "hz": 0.33,
         "variant": "base",
+        "condition_settings": {"history_k": 0, "hz": 0.33, "variant": "base"},
+        "sampling": {"temperature": 0.0, "max_tokens": 512},
         "step_seconds": 3.0,
         "seed": 12,
         "versions": {"playsuite": "0.1"},
@@ -74,6 +77,20 @@ def full_meta() -> dict[str, Any]:
 
 def test_every_key_is_typed_and_the_full_meta_covers_them() -> None:
     assert set(full_meta()) | OPTIONAL_META == set(META_TYPES)
+
+
+def test_an_episode_from_before_the_condition_settings_still_reads(tmp_path: Path) -> None:
+    """``condition_settings`` and ``sampling`` came with format 2: an episode of format 1 lacks
+    them and stays valid, a format-2 episode must hold them, and a wrong type is refused."""
+    added = {k for k, version in ADDED_IN_FORMAT.items() if version == 2}
+    assert added == {"model", "condition_settings", "sampling"}
+    old = {k: v for k, v in full_meta().items() if k not in added} | {"format": 1}
+    (tmp_path / META_NAME).write_text(json.dumps(old))
+    assert read_meta(tmp_path) == old
+    with pytest.raises(CorruptEpisode, match="condition_settings"):
+        write_meta(tmp_path, {k: v for k, v in full_meta().items() if k != "condition_settings"})
+    with pytest.raises(CorruptEpisode, match="condition_settings"):
+        write_meta(tmp_path, {**full_meta(), "condition_settings": "k0"})
 
 
 def test_meta_round_trip_keeps_keys_order_and_extras(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Figures 13-15: one ablation (history length, action rate or prompting), from its config."""
+"""One ablation's table and figure (the paper's Figures 13-15, or any axis), from its file."""
 
 import sys
 
@@ -9,7 +9,7 @@ sys.stderr = open(snakemake.log[0], "w")  # noqa: SIM115
 
 inp, out = snakemake.input, snakemake.output
 ablation_job(
-    inp.scores,
+    list(inp.scores),
     inp.ablation,
     inp.models,
     analysis_settings(snakemake.config),

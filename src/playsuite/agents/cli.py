@@ -60,7 +60,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     who = p.add_mutually_exclusive_group()
     who.add_argument("--agent", default="explorer", help="model preset (default: explorer)")
     who.add_argument("--template", help="template name instead of a preset's")
-    p.add_argument("--condition", default="k0-hz0.33-base", help="k{K}-hz{HZ}-{variant}")
+    p.add_argument(
+        "--condition", default="k0-hz0.33-base", help="k{K}-hz{HZ}-{variant}[+{setting}={value}...]"
+    )
     p.add_argument("--screen", type=_size, help="game screen WxH (default: the game's, or 800x600)")
     p.add_argument("--image", type=_size, help="size of the screenshot the model sees (WxH)")
     p.add_argument("--readme", help="file whose text becomes the developer instructions")

@@ -226,6 +226,86 @@ def prompting_figure(effects: pd.DataFrame, title: str) -> plt.Figure:
     return fig
 
 
+def axis_figure(effects: pd.DataFrame, title: str) -> plt.Figure:
+    """Any ablation (playsuite.analysis.axis_effects): per corpus, mean progress per value
+    (faint per-model lines, bold pooled mean with CI band; one line per crossed value) above
+    the pooled difference from the reference value with its paired CI (dots: each model)."""
+    with plt.rc_context(STYLE):
+        corpora = sorted(effects["corpus"].unique()) if not effects.empty else []
+        n = max(len(corpora), 1)
+        width = DOUBLE if n > 1 else SINGLE
+        fig, grid = plt.subplots(2, n, figsize=(width, 4.2), squeeze=False, sharex="col")
+        if not corpora:
+            _empty(grid[0][0], "no games played under every value of the ablation")
+            _empty(grid[1][0], "")
+        for col, corpus in enumerate(corpora):
+            top, bottom = grid[0][col], grid[1][col]
+            sub = effects[effects["corpus"] == corpus]
+            values = list(dict.fromkeys(sub["value"]))
+            pos = {v: i for i, v in enumerate(values)}
+            for c, (cross, part) in enumerate(sub.groupby("cross", sort=False)):
+                tag = f" ({cross})" if cross else ""
+                models = part[part["model"] != ALL_MODELS]
+                for i, (_, g) in enumerate(models.groupby("model")):
+                    xs = g["value"].map(pos)
+                    top.plot(
+                        xs,
+                        g["mean"],
+                        color="#888888",
+                        alpha=0.6,
+                        lw=0.8,
+                        marker=".",
+                        ms=2,
+                        label="individual models" if i == 0 and c == 0 else None,
+                    )
+                m = part[part["model"] == ALL_MODELS]
+                xs = m["value"].map(pos)
+                colour = f"C{c}"
+                top.fill_between(xs, m["mean low"], m["mean high"], color=colour, alpha=0.15, lw=0)
+                top.plot(
+                    xs,
+                    m["mean"],
+                    color=colour,
+                    lw=2,
+                    marker="o",
+                    ms=3,
+                    label=f"mean (95 % CI){tag}",
+                )
+                d = m[m["delta"].notna()]
+                err = np.vstack([d["delta"] - d["delta low"], d["delta high"] - d["delta"]])
+                off = (c - (sub["cross"].nunique() - 1) / 2) * 0.1
+                bottom.errorbar(
+                    d["value"].map(pos) + off,
+                    d["delta"],
+                    yerr=err,
+                    fmt="o",
+                    ms=3,
+                    capsize=2,
+                    color=colour,
+                    label=f"all models{tag}",
+                )
+                dm = models[models["delta"].notna()]
+                bottom.scatter(
+                    dm["value"].map(pos) + off + 0.06,  # beside the pooled bar
+                    dm["delta"],
+                    s=4,
+                    color="#888888",
+                    alpha=0.6,
+                    lw=0,
+                )
+            bottom.axhline(0, color="#888888", lw=0.6)
+            reference = sub.loc[sub["delta"].isna() & (sub["model"] == ALL_MODELS), "value"]
+            ref = reference.iloc[0] if len(reference) else "reference"
+            top.set_ylabel("mean progress level")
+            top.set_title(f"{corpus} ({int(sub['games'].iloc[0])} games)")
+            top.legend(frameon=False, loc="best")
+            bottom.set_ylabel(f"Δ vs {ref} (paired)")
+            bottom.set_xticks(range(len(values)), values)
+            bottom.set_xlabel(str(sub["axis"].iloc[0]))
+        _suptitle(fig, title)
+    return fig
+
+
 def stability_figure(table: pd.DataFrame) -> plt.Figure:
     """Figure 5: Spearman rho, top-1 and top-k recovery against the number of games."""
     with plt.rc_context(STYLE):

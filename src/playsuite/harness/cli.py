@@ -14,6 +14,7 @@ from playsuite.corpus import GameEntry, find_game, load_corpus
 from playsuite.files import InsufficientSpace
 from playsuite.harness.costs import HEARTBEAT_S
 from playsuite.harness.episode import EpisodeLimits
+from playsuite.harness.job import apply_condition
 from playsuite.harness.lock import ShardBusy
 from playsuite.inference.engine import DEFAULT_VLLM
 from playsuite.processes import Terminated
@@ -54,8 +55,8 @@ def _play(args: argparse.Namespace) -> int:
     games = _catalog(args.catalog)
     game = find_game(games, args.game)
     registry = load_registry()
-    preset = registry.preset(args.agent)
     condition = Condition.parse(args.condition)
+    preset, steps = apply_condition(registry.preset(args.agent), condition, args.steps)
     games_dir = Path(args.games_dir)
     acquire(game, games_dir)
     out = Path(args.out)
@@ -68,7 +69,7 @@ def _play(args: argparse.Namespace) -> int:
         runs_dir=out.parent,
         games_dir=games_dir,
         workers=1,
-        limits_by_runtime=limits_for(args.steps, args.wall_timeout),
+        limits_by_runtime=limits_for(steps, args.wall_timeout),
         base_seed=args.seed,
         server=ServerSettings.from_schema(
             vllm=args.vllm,
@@ -120,15 +121,17 @@ def _play_shard(args: argparse.Namespace) -> int:
         max_restarts=args.server_restarts,
         monitor_interval_s=args.server_monitor,
     )
+    condition = Condition.parse(args.condition)
+    preset, steps = apply_condition(registry.preset(args.preset), condition, args.steps)
     job = ShardJob(
         corpus=args.corpus,
-        preset=registry.preset(args.preset),
-        condition=Condition.parse(args.condition),
+        preset=preset,
+        condition=condition,
         games=shard_games,
         runs_dir=Path(args.runs_dir),
         games_dir=Path(args.games_dir),
         workers=args.workers,
-        limits_by_runtime=limits_for(args.steps, args.wall_timeout),
+        limits_by_runtime=limits_for(steps, args.wall_timeout),
         base_seed=args.seed,
         server=server,
         log_dir=Path(args.log_dir) if args.log_dir else None,
@@ -215,7 +218,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--game", required=True, help="game id in the catalog")
     p.add_argument("--catalog", help="corpus table (default: config/corpora/local.yaml)")
     p.add_argument("--agent", required=True, help="preset name from config/models.yaml")
-    p.add_argument("--condition", default=DEFAULT_CONDITION, help="k{K}-hz{HZ}-{variant}")
+    p.add_argument(
+        "--condition",
+        default=DEFAULT_CONDITION,
+        help="k{K}-hz{HZ}-{variant}[+{setting}={value}...]",
+    )
     p.add_argument("--steps", type=int, help="stop after N agent steps (default: paper caps)")
     p.add_argument("--out", required=True, help="episode directory to write")
     p.add_argument("--corpus", default="local", help="corpus name recorded in meta.json")

@@ -260,6 +260,8 @@ def episode_meta(
         "history_k": spec.condition.history_k,
         "hz": spec.condition.hz,
         "variant": spec.condition.variant,
+        "condition_settings": spec.condition.as_dict(),
+        "sampling": dict(spec.preset.sampling),
         "step_seconds": spec.condition.step_seconds,
         "seed": spec.seed,
         "versions": _versions(),

@@ -7,7 +7,7 @@ A :class:`ShardJob` is plain data, built by the command line (``playsuite play``
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,27 @@ from playsuite.registry import Preset
 #: Video frame rate per runtime: pygame games are recorded at the paper's 30 fps; browser and
 #: native games at 10 fps of game time (screenshots are the expensive part there).
 DEFAULT_VIDEO_FPS = {"pygame": 30.0, "browser": 10.0, "native": 10.0}
+
+
+def apply_condition(
+    preset: Preset, condition: Condition, steps: int | None
+) -> tuple[Preset, int | None]:
+    """The preset and the action budget a condition's episodes are played with.
+
+    A condition's further settings (playsuite.config.Condition) override the run's: its
+    ``sampling.*`` the preset's sampling block (so the model server and every request use
+    them), its ``preset.*`` the preset's fields (``history_frames``), its ``play.steps`` the
+    job's ``--steps``. Applied once here, before a job starts,
+    so every worker and the episode's ``meta.json`` see the same values.
+    """
+    sampling = condition.overrides("sampling")
+    if sampling:
+        preset = replace(preset, sampling={**preset.sampling, **sampling})
+    fields = condition.overrides("preset")  # fields of the registry preset itself
+    if fields:
+        preset = replace(preset, **fields)
+    budget = condition.get("play.steps")
+    return preset, (int(budget) if budget is not None else steps)
 
 
 @dataclass

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 from playsuite.analysis import figures
 from playsuite.analysis import reference as ref
-from playsuite.analysis.ablations import ablation_scores, load_ablation
+from playsuite.analysis.ablations import ablation_scores, judge_ablation_scores, load_ablation
 from playsuite.analysis.outputs import read_table, write_stat_table
 from playsuite.analysis.scores import read_scores
 from playsuite.analysis.settings import AnalysisSettings
@@ -219,29 +219,47 @@ def inspect_job(scores: str, runs: str, judgements: str, site: str) -> None:
 
 
 def ablation_job(
-    scores: str, ablation: str, models: str, settings: AnalysisSettings, out: Mapping[str, str]
+    scores: str | Sequence[str],
+    ablation: str,
+    models: str,
+    settings: AnalysisSettings,
+    out: Mapping[str, str],
 ) -> None:
-    """One ablation's table and figure (Figures 13-15: history length, action rate or
-    prompting) into ``out["csv"]``, ``out["md"]``, ``out["pdf"]``, ``out["png"]``; conditions
-    the run never played are named in the title and the log."""
+    """One ablation's table and figure into ``out["csv"]``, ``out["md"]``, ``out["pdf"]``,
+    ``out["png"]``: the paper's drawing for ``kind`` history, rate or prompting (Figures 13-15),
+    else the generic statistic (playsuite.analysis.axis_effects). ``scores`` is the judge's
+    scores table, or for an ablation over judges one table per judge in the file's order.
+    Arms the run never played (or judged) are named in the title and the log."""
     from playsuite.analysis.action_rate import action_rate
+    from playsuite.analysis.axis_effects import axis_effects
     from playsuite.analysis.history import history_curves
     from playsuite.analysis.prompting import prompting_effects
 
     ab = load_ablation(ablation)
-    df, missing = ablation_scores(read_scores(scores), ab, load_registry(models))
+    tables = [scores] if isinstance(scores, str) else list(scores)
+    registry = load_registry(models)
+    if ab.over_judges:
+        if len(tables) != len(ab.values):
+            raise ValueError(f"ablation {ab.name}: {len(ab.values)} judges, {len(tables)} tables")
+        judged = {j: read_scores(t) for j, t in zip(ab.values, tables, strict=True)}
+        df, missing = judge_ablation_scores(judged, ab, registry)
+    else:
+        df, missing = ablation_scores(read_scores(tables[0]), ab, registry)
     title = ab.title + (f" (not run: {', '.join(missing)})" if missing else "")
     if missing:
-        print(f"ablation {ab.name}: conditions never run: {missing}", file=sys.stderr)
+        print(f"ablation {ab.name}: never run: {missing}", file=sys.stderr)
     if ab.kind == "history":
         table = history_curves(df, ab, settings.bootstrap)
         fig = figures.history_figure(table, title)
     elif ab.kind == "rate":
         table, per_model = action_rate(df, ab, settings.bootstrap)
         fig = figures.rate_figure(table, per_model, title)
-    else:
+    elif ab.kind == "prompting":
         table = prompting_effects(df, ab, settings.bootstrap)
         fig = figures.prompting_figure(table, title)
+    else:
+        table = axis_effects(df, ab, settings.bootstrap)
+        fig = figures.axis_figure(table, title)
     write_stat_table(table, out["csv"], out["md"], digits=3)
     figures.save_figure(fig, out["pdf"], out["png"])
 

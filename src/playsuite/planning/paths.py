@@ -71,7 +71,8 @@ VALIDATION_RATINGS = VALIDATION + "/judge_ratings.csv"
 WILDCARDS = {
     "shard": "[se][0-9]{4}",
     "preset": "[a-z0-9][a-z0-9._-]*",
-    "condition": "k[0-9]+-hz[0-9.]+-[a-z][a-z0-9_]*",
+    # k{K}-hz{HZ}-{variant}, then +{setting}={value} per further setting (playsuite.config)
+    "condition": r"k[0-9]+-hz[0-9.]+-[a-z][a-z0-9_]*(\+[a-z_.]+=[A-Za-z0-9._-]+)*",
     "corpus": "[a-z0-9][a-z0-9_-]*",
     "game": "[a-z0-9]+(-[a-z0-9]+)*",
     "block": "s[0-9]{4}",  # an acquisition block (cut like a main run's shards)

@@ -19,6 +19,7 @@ from playsuite.analysis.settings import AnalysisSettings, analysis_settings
 from playsuite.config import Condition, load_validated
 from playsuite.corpus import GameEntry
 from playsuite.planning import paths
+from playsuite.planning.ablations import check_ablations
 from playsuite.planning.judge import JudgePlan
 from playsuite.planning.play import (
     EngineChecks,
@@ -69,6 +70,8 @@ class Plan:
         for condition in config["conditions"]:
             Condition.parse(condition)
         checks = engine_checks(config, registry)
+        if analysis.scores:  # nothing is played; the ablations are still checked here
+            check_ablations(config, registry)
         units = [] if analysis.scores else shard_units(config, registry)
         return cls(
             config, registry, analysis, play_settings(config), engine_vllm(config), checks, units

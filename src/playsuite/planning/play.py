@@ -24,13 +24,13 @@ from pathlib import Path
 from typing import Any
 
 from playsuite.agents.prompts import template_for
-from playsuite.analysis.ablations import ablation_plan, load_ablation
 from playsuite.analysis.settings import analysis_settings
 from playsuite.config import ConfigError, with_defaults
 from playsuite.corpus import GameEntry, load_corpus
 from playsuite.harness.shards import shard_key
 from playsuite.inference.command import fill_server_argv
 from playsuite.planning import paths
+from playsuite.planning.ablations import ablation_runs
 from playsuite.registry import JudgePreset, Preset, Registry
 
 
@@ -162,12 +162,8 @@ def run_games(
         for preset in config["presets"]:
             for condition in config["conditions"]:
                 runs.setdefault((corpus, preset, condition), set()).update(games)
-    for path in (config.get("analysis") or {}).get("ablations") or []:
-        ablation = load_ablation(path)
-        for corpus, preset, condition, games in ablation_plan(
-            ablation, ids, list(config["presets"]), registry
-        ):
-            runs.setdefault((corpus, preset, condition), set()).update(games)
+    for corpus, preset, condition, games in ablation_runs(config, registry, ids):
+        runs.setdefault((corpus, preset, condition), set()).update(games)
     return {key: sorted(games) for key, games in sorted(runs.items())}
 
 

@@ -102,6 +102,8 @@ class EpisodeMeta(TypedDict, total=False):
     history_k: int
     hz: float
     variant: str
+    condition_settings: dict[str, Any]
+    sampling: dict[str, Any]
     step_seconds: float
     seed: int
     versions: dict[str, str]
@@ -144,6 +146,8 @@ META_TYPES: dict[str, tuple[type, ...]] = {
     "history_k": (int,),
     "hz": _NUM,
     "variant": (str,),
+    "condition_settings": (dict,),
+    "sampling": (dict,),
     "step_seconds": _NUM,
     "seed": (int,),
     "versions": (dict,),
@@ -186,7 +190,10 @@ MODEL_TYPES: dict[str, tuple[type, ...]] = {
 #: ``meta.json`` of the current format.
 OPTIONAL_META = frozenset({"monitor_dir", "screen", "final_probes", "native_clock"})
 #: Keys each format added: a file of an older format may lack them.
-ADDED_IN_FORMAT: dict[str, int] = {"model": 2}
+#: ``condition_settings``: the condition's settings by dotted path (``history_k``, ``hz``,
+#: ``variant`` and any ``+{path}={value}`` of its name); ``sampling``: what the preset was played
+#: with once the condition's overrides were applied.
+ADDED_IN_FORMAT: dict[str, int] = {"model": 2, "condition_settings": 2, "sampling": 2}
 #: What an episode written before ``format`` must hold: how it ended.
 LEGACY_REQUIRED = ("status",)
 
