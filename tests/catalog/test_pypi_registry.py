@@ -179,6 +179,7 @@ def test_a_name_list_is_narrowed_looked_up_through_the_cache_and_pinned(
     assert len(read_names(names)) == 13
     candidates = prefilter(read_names(names), rules.name_words)
     assert "requests" not in candidates and "gone-game" in candidates
+    assert prefilter([("../game", ""), ("Cool_Game", "")], ["game"]) == ["cool-game"]
     assert fetch_metadata("gone-game", cache) is None
 
     found, snapshot = read_pypi(names, rules, cache, lookups=0)

@@ -38,6 +38,7 @@ from playsuite.catalog.debian_index import GenreTable
 from playsuite.catalog.ingest import DumpError, RawGame, slug
 from playsuite.files import write_text_atomic
 from playsuite.processes import probe
+from playsuite.runtimes.fetchers.common import DEBIAN_PYTHON
 
 #: What a snapshot file says it is (a name list is anything else).
 SNAPSHOT_FORMAT = "playsuite-pypi-snapshot/1"
@@ -99,12 +100,18 @@ def read_names(path: str | Path) -> list[tuple[str, str]]:
     return [(line.strip(), "") for line in lines if line.strip() and not line.startswith("#")]
 
 
+_VALID_NAME = re.compile(r"^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$")
+
+
 def prefilter(names: Iterable[tuple[str, str]], words: Iterable[str]) -> list[str]:
-    """Names (normalised, unique, in list order) whose name or summary contains a word."""
+    """Names (normalised, unique, in list order) whose name or summary contains a word; a
+    line that is no valid project name is skipped (names become cache file names)."""
     pattern = re.compile("|".join(re.escape(w.lower()) for w in words))
     out: dict[str, None] = {}
     for name, summary in names:
         norm = normalise(name)
+        if not _VALID_NAME.match(norm):
+            continue
         if pattern.search(norm) or (summary and pattern.search(summary.lower())):
             out.setdefault(norm, None)
     return list(out)
@@ -129,7 +136,10 @@ def fetch_metadata(name: str, cache: Path, *, timeout_s: float = TIMEOUT_S) -> b
         return hit.read_bytes()
     if missing.is_file():
         return None
-    argv = [sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed"]
+    # the interpreter a PyPI game's venv is made from: pip then picks the release (and knows
+    # the Requires-Python) that acquisition will install
+    python = DEBIAN_PYTHON if Path(DEBIAN_PYTHON).is_file() else sys.executable
+    argv = [python, "-m", "pip", "install", "--dry-run", "--ignore-installed"]
     argv += ["--no-deps", "--only-binary", ":all:", "--quiet", "--no-input"]
     argv += ["--disable-pip-version-check"]
     done = probe([*argv, "--report", "-", name], timeout_s=timeout_s)
