@@ -9,20 +9,24 @@ CATALOG = config.get("catalog") or {}
 CATALOG_GENRES = CATALOG.get("genres", "config/genres.yaml")
 CATALOG_HARM = CATALOG.get("harm") or {}
 CATALOG_DEBTAGS = CATALOG.get("debtag_genres", "config/catalog/debtag_genres.yaml")
+CATALOG_PYPI_RULES = CATALOG.get("pypi_rules", "config/catalog/pypi.yaml")
 CATALOG_IN = CatalogInputs(config, checkpoints, storage)
 
 
-# Registry indexes (debian: apt | a Packages file) are read here too; snapshot.json pins every
-# source read (hashes, the apt Release dates) and snapshot.Packages is the index excerpt the
-# Debian records came from: name it as the corpus's debian index to reproduce them.
+# Registry indexes (debian: apt | a Packages file; pypi: a name list | a PyPI snapshot) are read
+# here too; snapshot.json pins every source read (hashes, the apt Release dates) and
+# snapshot.Packages / snapshot.pypi.json are the excerpts the Debian / PyPI records came from:
+# name one as the corpus's debian / pypi source to reproduce them.
 rule catalog_ingest:
     input:
         unpack(CATALOG_IN.dumps),
         debtag_genres=CATALOG_DEBTAGS,
+        pypi_rules=CATALOG_PYPI_RULES,
     output:
         records=paths.catalog_file("{corpus}", "records.jsonl"),
         snapshot=paths.catalog_file("{corpus}", "snapshot.json"),
         excerpt=paths.catalog_file("{corpus}", "snapshot.Packages"),
+        pypi_excerpt=paths.catalog_file("{corpus}", "snapshot.pypi.json"),
     log:
         paths.log("catalog", "{corpus}", "ingest"),
     conda:
@@ -31,6 +35,7 @@ rule catalog_ingest:
         PLAYSUITE_IMAGE
     params:
         indexes=CATALOG_IN.indexes,
+        pypi_lookups=CATALOG.get("pypi_lookups", 40),
     script:
         "../workflow/scripts/catalog_ingest.py"
 

@@ -55,6 +55,16 @@ def test_yaml_is_validated(tmp_path) -> None:
         load_corpus(path)
 
 
+def test_only_a_pypi_row_may_leave_its_entry_to_the_launch_check(tmp_path) -> None:
+    """A PyPI game's entry is in its wheel, found when it is acquired (docs/catalog.md)."""
+    path = tmp_path / "c.yaml"
+    path.write_text("games:\n  - {id: a, title: x, source: local, package: p, runtime: pygame}\n")
+    with pytest.raises(ConfigError, match="entry"):
+        load_corpus(path)
+    path.write_text("games:\n  - {id: a, title: x, source: pypi, package: p, runtime: pygame}\n")
+    assert load_corpus(path)[0].entry == ""
+
+
 def test_shipped_corpora_use_canonical_genres() -> None:
     """A genre outside Table 6 would be a row of its own in every per-genre table and figure."""
     names = set(load_taxonomy().names)

@@ -52,7 +52,7 @@ class GameEntry:
     source: str
     package: str
     runtime: str
-    entry: str
+    entry: str = ""  # only a PyPI row may leave it to the launch check (its wheel's scripts)
     author: str = ""
     version: str | None = None
     args: tuple[str, ...] = ()

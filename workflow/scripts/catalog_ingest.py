@@ -8,10 +8,19 @@ sys.stderr = open(snakemake.log[0], "w")  # noqa: SIM115
 
 indexes = snakemake.params.indexes
 step_ingest(
-    {k: v for k, v in snakemake.input.items() if k not in indexes and k != "debtag_genres"},
+    {
+        k: v
+        for k, v in snakemake.input.items()
+        if k not in indexes and k not in ("debtag_genres", "pypi_rules")
+    },
     snakemake.output.records,
     indexes=indexes,
     debtag_genres=snakemake.input.debtag_genres,
     snapshot=snakemake.output.snapshot,
     excerpt=snakemake.output.excerpt,
+    pypi={
+        "rules": snakemake.input.pypi_rules,
+        "excerpt": snakemake.output.pypi_excerpt,
+        "lookups": snakemake.params.pypi_lookups,
+    },
 )

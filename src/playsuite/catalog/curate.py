@@ -199,7 +199,8 @@ def final_decisions(
             if launch is not None and result is None:
                 raise ValueError(f"{game.id}: no launch-validation result")
             decision = launch_exclusion(game, result, manual)
-            if decision.kept and not game_entry_point(game, triage[game.id], result):
+            known = result is not None or game.source != "pypi"  # PyPI: in its wheel, found
+            if decision.kept and known and not game_entry_point(game, triage[game.id], result):
                 decision = Decision(game.id, game.source, "launch", "no entry point known")
         out[game.id] = decision
     return out
@@ -229,6 +230,7 @@ def catalog_entry(
         version=game.version or None,
         runtime=game.runtime,
         entry=game_entry_point(game, triage, launch),
+        args=tuple((launch or {}).get("args") or ()),  # a PyPI game's found entry may need some
         tags=tuple(game.tags),
         genre=genre,
         description=game.description,
@@ -251,17 +253,20 @@ def step_ingest(
     debtag_genres: str | None = None,
     snapshot: str | Path | None = None,
     excerpt: str | Path | None = None,
+    pypi: dict[str, Any] | None = None,
 ) -> None:
     """All sources of a corpus into one normalised ``records.jsonl``; ids unique across sources.
-    ``indexes`` are registry sources (``{"debian": "apt" | Packages file}``); with ``snapshot``
-    the sources read are pinned there (playsuite.catalog.registry)."""
+    ``indexes`` are registry sources (``{"debian": "apt" | Packages file, "pypi": ...}``, and
+    ``pypi`` the PyPI ingest's settings); with ``snapshot`` the sources read are pinned there
+    (playsuite.catalog.registry)."""
 
     games: list[RawGame] = []
     for source, path in dumps.items():
         games.extend(read_dump(path, source))
     if snapshot is not None:
         target = excerpt or Path(snapshot).with_suffix(".Packages")
-        games.extend(ingest_indexes(indexes or {}, debtag_genres, snapshot, target, dumps))
+        found = ingest_indexes(indexes or {}, debtag_genres, snapshot, target, dumps, pypi)
+        games.extend(found)
     elif indexes:
         raise ValueError("registry indexes need a snapshot path")
     ids = [g.id for g in games]

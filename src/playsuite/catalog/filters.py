@@ -26,6 +26,7 @@ from typing import Any
 
 from playsuite.catalog.debian_filters import DEBIAN_CHECKS
 from playsuite.catalog.ingest import RawGame, slug
+from playsuite.catalog.pypi_filters import PYPI_CHECKS
 
 
 @dataclass(frozen=True)
@@ -86,8 +87,9 @@ class Decision:
 
 
 BOTH = ("itch", "pyweek")
-ALL = (*BOTH, "debian")
+ALL = (*BOTH, "debian", "pypi")
 DEBIAN = ("debian",)
+REGISTRIES = ("debian", "pypi")
 STAGES: tuple[Stage, ...] = (
     Stage("rating", "metadata", BOTH, "rating above the threshold"),
     Stage("rating_count", "metadata", ("itch",), "enough ratings"),
@@ -98,12 +100,12 @@ STAGES: tuple[Stage, ...] = (
     Stage("nsfw", "metadata", BOTH, "no NSFW content"),
     Stage("python3", "metadata", ("pyweek",), "Python 3"),
     Stage("pygame", "metadata", ("pyweek",), "pygame only"),
-    Stage("non_free", "metadata", DEBIAN, "in Debian main"),
+    Stage("non_free", "metadata", REGISTRIES, "in Debian main / a free licence"),
     Stage("not_a_game", "technical", ALL, "an interactive game"),
-    Stage("server", "technical", DEBIAN, "not a server package"),
-    Stage("text_mode", "technical", DEBIAN, "not a text/terminal game"),
-    Stage("no_gui", "technical", DEBIAN, "has a GUI (X11 debtag or graphics library)"),
-    Stage("network", "technical", DEBIAN, "no network debtag"),
+    Stage("server", "technical", REGISTRIES, "not a server package"),
+    Stage("text_mode", "technical", REGISTRIES, "not a text/terminal game"),
+    Stage("no_gui", "technical", REGISTRIES, "has a GUI (X11 debtag, GUI library or classifier)"),
+    Stage("network", "technical", REGISTRIES, "no network debtag / classifier / text"),
     Stage("multiplayer_only", "technical", ALL, "playable by one player"),
     Stage("gamepad_required", "technical", ALL, "no gamepad required"),
     Stage("drag_only", "technical", BOTH, "not dragging-only controls"),
@@ -340,13 +342,18 @@ def _manual(game: RawGame, name: str, manual: dict[str, ManualExclusion]) -> str
 
 
 def _check(game: RawGame, name: str, settings: FilterSettings) -> str | None:
-    """The stage's detector: a Debian package's own (debtags, section) first, then the text
-    detector the stage shares with the dumps, where there is one."""
-    if game.source == "debian" and name in DEBIAN_CHECKS:
-        reason = DEBIAN_CHECKS[name](game)
+    """The stage's detector: a registry package's own (Debian: debtags, section; PyPI:
+    classifiers, requirements) first, then the text detector the stage shares with the dumps,
+    where there is one."""
+    own = _REGISTRY_CHECKS.get(game.source, {})
+    if name in own:
+        reason = own[name](game)
         if reason or name not in _CHECKS:
             return reason
     return _CHECKS[name](game, settings)
+
+
+_REGISTRY_CHECKS = {"debian": DEBIAN_CHECKS, "pypi": PYPI_CHECKS}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -20,9 +20,9 @@ from typing import Any
 from playsuite.files import atomic_open
 
 SOURCES = ("itch", "pyweek")
-#: Sources read from a package registry's index (playsuite.catalog.debian_index) rather than a
-#: platform dump: the game is the registry's package, fetched by name, not an archive.
-REGISTRY_SOURCES = ("debian",)
+#: Sources read from a package registry's index (playsuite.catalog.debian_index, pypi_index)
+#: rather than a platform dump: the game is the registry's package, fetched by name, not an archive.
+REGISTRY_SOURCES = ("debian", "pypi")
 
 
 class DumpError(ValueError):
@@ -34,7 +34,7 @@ class RawGame:
     """One game as its platform describes it, before any filter."""
 
     id: str  # catalog id: "{source}-{slug of the platform id}"
-    source: str  # itch | pyweek | debian
+    source: str  # itch | pyweek | debian | pypi
     source_id: str
     title: str
     author: str = ""

@@ -24,6 +24,7 @@ from typing import IO, Any
 
 from playsuite.catalog.debian_index import runtime_options
 from playsuite.catalog.ingest import RawGame
+from playsuite.catalog.pypi_entry import pypi_entry
 from playsuite.corpus import GameEntry
 from playsuite.records.episode import GAME_LOG_NAMES
 from playsuite.runtimes.acquire import AcquisitionError, acquire, game_root
@@ -219,14 +220,18 @@ def launch_row(
         return _failed(game_id, row.runtime, f"acquisition failed: {exc}", **base)
     base["policy"] = acquired.manifest.get("triage", {}).get("policy", triage["policy"])
     base["files_sha256"] = acquired.manifest["files_sha256"]
-    entry = row.entry
+    entry, args = row.entry, row.args
     if row.source == "debian" and (not entry or not entry_path(acquired.files, entry).exists()):
         entry = debian_entry(acquired.files, row.package)
+    if row.source == "pypi" and not entry:
+        entry, args = pypi_entry(acquired.files, row.package, row.runtime)
     if not entry and row.runtime == "native":
         entry = find_native_entry(acquired.files, executables)
-    if entry != row.entry:
-        row = GameEntry.from_dict({**row.to_dict(), "entry": entry})
+    if entry != row.entry or args != row.args:
+        row = GameEntry.from_dict({**row.to_dict(), "entry": entry, "args": list(args)})
         base["entry"] = entry
+        if args:
+            base["args"] = list(args)
     if not row.entry:
         return _failed(game_id, row.runtime, "no entry point known", **base)
     if row.runtime == "pygame":
@@ -239,7 +244,15 @@ def launch_row(
             resolve_entry(row, acquired.files)
         except EntryError as exc:
             return _failed(game_id, row.runtime, str(exc), **base)
-    if row.runtime != "browser" and not entry_path(acquired.files, row.entry).exists():
+    # a pygame ``module:function`` entry is imported from the venv, not a file of the tree
+    from playsuite.runtimes.pygame_entry import is_module_entry
+
+    module_entry = row.runtime == "pygame" and is_module_entry(row.entry)
+    if (
+        row.runtime != "browser"
+        and not module_entry
+        and not entry_path(acquired.files, row.entry).exists()
+    ):
         return _failed(game_id, row.runtime, f"entry {row.entry!r} is not in the archive", **base)
 
     from playsuite.runtimes.resources import WorkerResources
