@@ -18,7 +18,14 @@ from tests.records.test_episode_record import full_meta
 
 RUN = ("local", "random", "k0-hz0.33-base")
 SERVED = ("local", "qwen3-vl-8b", "k0-hz0.33-base")
-NOW = time.time()
+NOW = time.time()  # reset before each test (below): ages are counted from the test's start
+
+
+@pytest.fixture(autouse=True)
+def _now_is_the_tests_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files made now are compared with ``NOW`` (and the command with the real clock): a
+    module-wide value taken at import would age them by however long the suite ran before."""
+    monkeypatch.setitem(globals(), "NOW", time.time())
 
 
 def episode(results: Path, run: tuple[str, str, str], game: str, status: str, error="") -> Path:
