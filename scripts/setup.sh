@@ -15,6 +15,7 @@ APT_PACKAGES=(
   bubblewrap xvfb xdotool x11-utils xauth chromium fonts-dejavu-core
   python3 python3-pygame python3-numpy python3-opengl python3-venv faketime
   libgl1-mesa-dri mesa-utils
+  libglib2.0-bin  # glib-compile-schemas: a GTK game's GSettings schemas, compiled at acquisition
   # Nothing per game: a Debian game's libraries and fonts come with its dependency closure
   # (results/games/.debian/, laid over /usr in its sandbox; docs/runtimes.md).
 )
