@@ -162,6 +162,21 @@ def test_a_game_that_replaces_its_window_is_followed_to_the_new_one(options) -> 
         assert seen(opts)["keys"][-1] == "a"  # input reaches the new window
 
 
+def test_a_game_stopped_holding_a_server_grab_is_let_go_before_the_capture(options) -> None:
+    """GTK games grab the X server for moments; stopped inside one, they would block every
+    capture for good. The runtime lets the game run on until the grab ends, and counts it."""
+    opts = options()
+    with make_runtime(program(), opts) as rt:
+        rt.start()
+        assert isinstance(rt, NativeRuntime)
+        rt.act([Key(keys=("g",))], 0.5)
+        for _ in range(8):  # grabbed three quarters of the time: most stops land in one
+            frames = rt.act([Wait()], 0.3)
+            assert len(frames) == 3
+        assert rt.grab_releases > 0
+        assert rt.observe().t_game == pytest.approx(0.5 + 8 * 0.3)
+
+
 def test_crash_is_reported_and_nothing_survives(options) -> None:
     before = live_descendants()
     rt = make_runtime(program(), options())

@@ -72,6 +72,11 @@ FAKETIME_LIB = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
 FAKETIME_FILE = "faketime.rc"  # in the sandbox scratch directory
 MESA_CACHE_DIR = "/cache/mesa"  # where a worker's shared shader cache is bound
 POLL_S = 0.02
+# A stopped game holding a server grab (see NativeRuntime._release_server): how long the server
+# may take to answer before the game is let run on, how long it then runs at most, how often.
+GRAB_PROBE_S = 1.0
+GRAB_RELEASE_S = 2.0
+MAX_GRAB_RELEASES = 10
 TERM_GRACE_S = 1.5
 #: Input starts this long into a slice: events that arrive the moment a game wakes from SIGSTOP
 #: can be lost (SuperTux's menu misses them), so the game runs a few frames first.
@@ -106,6 +111,7 @@ class NativeRuntime(Runtime):
         self._t_launch = 0.0
         self._before: set[int] = set()  # windows on the display before the game started
         self.window_changes = 0  # times the game replaced its window (an SDL 1.2 mode change)
+        self.grab_releases = 0  # times a stopped game had to run on to release a server grab
         self.skipped_frames = 0  # video frames repeated because a capture fell behind
         self.last_slice_wall_s: float | None = None  # SIGCONT..SIGSTOP of the last slice
         # Game seconds per wall second (libfaketime's speed): the row's options.clock_rate, else
@@ -420,7 +426,35 @@ class NativeRuntime(Runtime):
             # The stop counts from when every thread has stopped: hiding more than the game was
             # stopped would turn its clock back (SuperTux asserts on that).
             procs.await_stopped([*self._running, *started])
+            self._release_server([*self._running, *started])
             self._stopped_at = time.monotonic()
+
+    def _release_server(self, pids: list[int]) -> None:
+        """Make sure the X server still answers with the game stopped.
+
+        A game stopped while it holds a server grab (GTK takes them briefly) blocks every other
+        client of the display, so the next capture would wait forever. When the server does not
+        answer a round trip within ``GRAB_PROBE_S``, the game runs on until it does (the grab is
+        released) and is stopped again; those few milliseconds of play are counted in
+        ``grab_releases``. A game that never lets go is hung.
+        """
+        if self._x is None:
+            return
+        probe = self._x.start_round_trip()
+        probe.join(GRAB_PROBE_S)
+        for _ in range(MAX_GRAB_RELEASES):
+            if not probe.is_alive():
+                return
+            self.grab_releases += 1
+            procs.signal_all(pids, signal.SIGCONT)
+            probe.join(GRAB_RELEASE_S)
+            procs.signal_all(pids, signal.SIGSTOP)
+            procs.await_stopped(pids)
+            if not probe.is_alive():  # answered: check again now that it is stopped
+                probe = self._x.start_round_trip()
+                probe.join(GRAB_PROBE_S)
+        if probe.is_alive():
+            raise GameFailure(RunStatus.TIMEOUT, "the game holds the X server and never lets go")
 
     def _resume(self) -> None:
         if self._stopped_at is not None:

@@ -15,6 +15,7 @@ input through the XTEST extension and grabs the window's pixels with mss (about 
 from __future__ import annotations
 
 import logging
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -177,6 +178,14 @@ class XClient:
         geometry = self._root.get_geometry()
         self.screen_size = (geometry.width, geometry.height)
         self._mss: Any = None
+
+    def start_round_trip(self) -> threading.Thread:
+        """A request that needs the server's answer, sent from a thread of its own: while a
+        client holds a server grab (``XGrabServer``) the server answers no one else, and a
+        caller that must not block can wait on the thread with a timeout instead."""
+        thread = threading.Thread(target=self._d.get_input_focus, daemon=True)
+        thread.start()
+        return thread
 
     # -- windows ------------------------------------------------------------------------------
 

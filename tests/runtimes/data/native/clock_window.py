@@ -4,10 +4,13 @@ It draws a bar whose length follows its own monotonic clock and a square moved b
 keys, and writes its state to $HOME/state.json every frame so a test can read what the program
 itself saw: its clock (libfaketime must hide the stops), the keys and clicks that arrived. It
 ignores SIGTERM (as some games do), exits with code 3 on "k" (a crash) and 0 on "q" (Quit).
-On "w" it hands over to a copy of itself with a larger window and closes its own, as games do
-that change video mode or start through a launcher window; it then waits for the copy's exit.
+On "g" it starts holding an X server grab for most of each frame (as GTK does for moments), so a
+stop is likely to catch it holding one. On "w" it hands over to a copy of itself with a larger
+window and closes its own, as games do that change video mode or start through a launcher
+window; it then waits for the copy's exit.
 """
 
+import ctypes
 import json
 import os
 import signal
@@ -35,6 +38,7 @@ def read_state() -> dict:
 if BIG:  # the copy carries on with what the first window saw
     state.update(read_state())
 last = t0
+grabber = None  # a second X connection of the program's own, holding server grabs
 while True:
     now = time.monotonic()
     dt, last = now - last, now
@@ -47,6 +51,12 @@ while True:
                 os._exit(3)
             if name == "q":
                 os._exit(0)
+            if name == "g" and grabber is None:
+                xlib = ctypes.CDLL("libX11.so.6")
+                xlib.XOpenDisplay.restype = ctypes.c_void_p
+                for call in (xlib.XGrabServer, xlib.XUngrabServer, xlib.XFlush):
+                    call.argtypes = [ctypes.c_void_p]
+                grabber = xlib.XOpenDisplay(None)
             if name == "w" and not BIG:
                 copy = subprocess.Popen([sys.executable, __file__, "--big"])
                 while read_state().get("size") != [400, 300]:
@@ -67,4 +77,10 @@ while True:
     with open(tmp, "w") as fh:
         json.dump(state, fh)
     os.replace(tmp, state_path)
+    if grabber is not None:  # nobody else's requests are served meanwhile
+        xlib.XGrabServer(grabber)
+        xlib.XFlush(grabber)
+        time.sleep(0.05)
+        xlib.XUngrabServer(grabber)
+        xlib.XFlush(grabber)
     time.sleep(1 / 60)
