@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The whole test suite (`make test`), as two pytest sessions side by side: the Slurm workflow
+# The whole test suite (`make test`), as three pytest sessions side by side: the Slurm workflow
 # tests (about 20 minutes, spent mostly waiting on Slurm and on each job's own Snakemake start)
-# run in the background while every other test runs in the foreground, so the suite's wall time
-# is about the longer of the two rather than their sum. Both must pass. The Slurm session's
-# output follows the main session's; it writes under its own pytest base directory.
+# and the engine tests (about 15 minutes, the real vLLM CPU build serving tiny models) run in the
+# background while every other test runs in the foreground, so the suite's wall time is about
+# the longest of the three rather than their sum. All must pass. The background sessions' output
+# follows the main session's; each writes under its own pytest base directory.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 VENV=.venv/bin
@@ -16,15 +17,29 @@ slurm_tmp=$(mktemp -d -t playsuite-slurm-tests.XXXXXX)
 slurm_pid=$!
 trap 'kill "$slurm_pid" 2>/dev/null' INT TERM
 
-"$VENV/pytest" -m "not slurm"
+engine_log=$(mktemp -t playsuite-engine-tests.XXXXXX)
+engine_tmp=$(mktemp -d -t playsuite-engine-tests.XXXXXX)
+"$VENV/pytest" -m "engine and not slurm" --basetemp="$engine_tmp" -p no:cacheprovider \
+  >"$engine_log" 2>&1 &
+engine_pid=$!
+trap 'kill "$slurm_pid" "$engine_pid" 2>/dev/null' INT TERM
+
+"$VENV/pytest" -m "not slurm and not engine"
 main_rc=$?
+wait "$engine_pid"
+engine_rc=$?
 wait "$slurm_pid"
 slurm_rc=$?
 
+echo
+echo "================ Engine tests (run beside the others) ================"
+cat "$engine_log"
+rm -f "$engine_log"
+[ "$engine_rc" -eq 5 ] && engine_rc=0 # no engine test collected
 echo
 echo "================ Slurm workflow tests (run beside the others) ================"
 cat "$slurm_log"
 rm -f "$slurm_log"
 [ "$slurm_rc" -eq 5 ] && slurm_rc=0 # no Slurm test collected
-echo "main session: exit $main_rc; Slurm session: exit $slurm_rc"
-[ "$main_rc" -eq 0 ] && [ "$slurm_rc" -eq 0 ]
+echo "main session: exit $main_rc; engine session: exit $engine_rc; Slurm session: exit $slurm_rc"
+[ "$main_rc" -eq 0 ] && [ "$engine_rc" -eq 0 ] && [ "$slurm_rc" -eq 0 ]
