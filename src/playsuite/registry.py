@@ -46,6 +46,7 @@ class Preset:
     params_active_b: float | None = None  # mixture of experts: parameters active per token
     params_effective_b: float | None = None  # per-layer embeddings (Gemma E*): effective size
     revision: str | None = None  # Hugging Face revision of hf_id (vllm serve --revision)
+    image_scale: float = 1.0  # frames are resized by this factor before the model sees them
 
     @property
     def needs_server(self) -> bool:
@@ -131,6 +132,8 @@ def parse_registry(data: dict[str, Any]) -> Registry:
             resources=merged["resources"],
             parser_options=merged.get("parser_options", {}),
             history_frames=bool(merged.get("history_frames", False)),
+            # The schema fills 1 on load; a registry built from a bare mapping sends frames as is.
+            image_scale=float(merged.get("image_scale") or 1),
             tiny=merged.get("tiny"),
             extra=bool(merged.get("extra", False)),
             params_active_b=merged.get("params_active_b"),

@@ -23,6 +23,7 @@ from playsuite.actions.parsers.common import writable_text
 from playsuite.agents.history import History, entry_from_response
 from playsuite.agents.policy import Policy, StepRequest
 from playsuite.agents.prompts import EpisodePrompt
+from playsuite.agents.screenshot import resized, scaled_size
 from playsuite.config import Condition
 from playsuite.inference.client import InferenceRequestError
 from playsuite.registry import Preset
@@ -109,19 +110,22 @@ class Agent:
         prompt = self.prompt
         step = self.steps
         # The model sees the frame: its size is the coordinate space of the answer, even for a
-        # game that resizes its window or a screen that clips it.
+        # game that resizes its window or a screen that clips it. A preset's image_scale sends a
+        # resized frame: the prompt then names the image's size and the parser maps back.
         screen = (frame.shape[1], frame.shape[0])
+        seen = scaled_size(screen, self.preset.image_scale)
+        shown = resized(frame, seen)
         request = StepRequest(
-            frame=frame,
+            frame=shown,
             game=self._game,
             step=step,
             t_game=t_game,
-            screen=screen,
-            prompt=prompt.render(screen, history=self.history),
+            screen=seen,
+            prompt=prompt.render(seen, history=self.history),
             history=self.history.entries(),
             step_seconds=self.condition.step_seconds,
             wall_left_s=wall_left_s,
-            system=prompt.render_system(screen),
+            system=prompt.render_system(seen),
         )
         try:
             reply = self.policy.act(request)
@@ -144,7 +148,7 @@ class Agent:
                 t_game,
                 response,
                 invalid=invalid,
-                frame=frame if self.preset.history_frames else None,
+                frame=shown if self.preset.history_frames else None,
             )
         )
         self.steps += 1

@@ -6,7 +6,8 @@ then one user message carrying the current frame as a PNG data URL (plus the fra
 remembered steps for presets with ``history_frames``) and the rendered prompt, sampled with the
 preset's settings (temperature 0.5, 512 tokens, a seed per episode). The frame is sent at the
 game's own resolution, so the image the model sees is the screen and its coordinates need no
-rescaling beyond what its parser documents.
+rescaling beyond what its parser documents (a preset's ``image_scale`` resizes the frame before
+the request is made: playsuite.agents.screenshot).
 """
 
 from __future__ import annotations
