@@ -101,3 +101,15 @@ def test_a_preset_field_is_a_setting_spelt_true_or_false() -> None:
     assert played.history_frames is True and played.name == preset.name
     off, _ = apply_condition(preset, cond.with_setting("preset.history_frames", False), None)
     assert off.history_frames is False
+
+
+def test_a_condition_may_set_the_native_games_clock_rate() -> None:
+    """``play.native_clock_rate``: the runtime option as an axis (does a faster clock change the
+    outcome?); a condition without it keeps the run's rate, and the schema bounds the value."""
+    from playsuite.harness.job import condition_clock_rate
+
+    fast = Condition.parse("k0-hz0.33-base+play.native_clock_rate=4")
+    assert condition_clock_rate(fast, 1.0) == 4.0
+    assert condition_clock_rate(Condition.parse("k0-hz0.33-base"), 2.0) == 2.0
+    with pytest.raises(ConfigError, match="native_clock_rate"):
+        Condition.parse("k0-hz0.33-base+play.native_clock_rate=0.5")

@@ -14,7 +14,7 @@ from playsuite.corpus import GameEntry, find_game, load_corpus
 from playsuite.files import InsufficientSpace
 from playsuite.harness.costs import HEARTBEAT_S
 from playsuite.harness.episode import EpisodeLimits
-from playsuite.harness.job import apply_condition
+from playsuite.harness.job import apply_condition, condition_clock_rate
 from playsuite.harness.lock import ShardBusy
 from playsuite.inference.engine import DEFAULT_VLLM
 from playsuite.processes import Terminated
@@ -82,7 +82,7 @@ def _play(args: argparse.Namespace) -> int:
         single_episode_dir=out,
         sandbox=args.sandbox,
         apptainer_image=args.apptainer_image,
-        native_clock_rate=args.native_clock_rate,
+        native_clock_rate=condition_clock_rate(condition, args.native_clock_rate),
         lock_wait_s=args.lock_wait,
         min_free_mb=args.min_free_mb,
     )
@@ -139,7 +139,7 @@ def _play_shard(args: argparse.Namespace) -> int:
         shard=args.shard,
         sandbox=args.sandbox,
         apptainer_image=args.apptainer_image,
-        native_clock_rate=args.native_clock_rate,
+        native_clock_rate=condition_clock_rate(condition, args.native_clock_rate),
         lock_wait_s=args.lock_wait,
         min_free_mb=args.min_free_mb,
         cost_heartbeat_s=args.cost_heartbeat,

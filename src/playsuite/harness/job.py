@@ -46,6 +46,14 @@ def apply_condition(
     return preset, (int(budget) if budget is not None else steps)
 
 
+def condition_clock_rate(condition: Condition, run_rate: float) -> float:
+    """The native games' clock rate a condition's episodes are played at: its
+    ``play.native_clock_rate`` when it sets one (an ablation asking whether a faster clock
+    changes the outcome), else the run's."""
+    rate = condition.get("play.native_clock_rate")
+    return float(rate) if rate is not None else run_rate
+
+
 @dataclass
 class ShardJob:
     corpus: str
