@@ -1,10 +1,12 @@
 """A Gymnasium ``Env`` over any runtime, for using the games outside the benchmark.
 
 Observation: the current frame (H×W×3 uint8). Action: a list of canonical actions (JSON dicts
-or :mod:`playsuite.actions` objects); each ``step`` advances game time by ``step_seconds``.
-Info: game time, probes, and the video frames the step produced. Reward is always 0: the games
-have no common reward; use probes (e.g. a score) to build one. A game that quits, crashes or
-hangs ends the episode (``terminated``) with its status in ``info``, it never raises.
+or :mod:`playsuite.actions` objects), or with ``standard_actions`` one point of the standard
+``Dict`` space of :mod:`playsuite.actions.gym_space`; each ``step`` advances game time by
+``step_seconds``. Info: game time, probes, and the video frames the step produced. Reward is 0:
+the games have no common reward; with ``reward_probe`` (a numeric probe such as ``score``) it is
+that probe's increase over the step. A game that quits, crashes or hangs ends the episode
+(``terminated``) with its status in ``info``, it never raises.
 
 The benchmark's own episode loop (playsuite.harness.episode) plays through this env too: it
 passes its runtime factory and its :class:`RuntimeOptions` (the same object, whose waits it
@@ -22,7 +24,7 @@ from typing import Any, ClassVar
 import gymnasium as gym
 import numpy as np
 
-from playsuite.actions import Action, action_from_dict
+from playsuite.actions import Action, action_from_dict, gym_space
 from playsuite.corpus import GameEntry
 from playsuite.runtimes.base import GameFailure, Runtime, RuntimeOptions
 from playsuite.runtimes.factory import make_runtime
@@ -70,6 +72,9 @@ class GameEnv(gym.Env):
         workdir: str | Path | None = None,
         runtime_options: RuntimeOptions | None = None,
         make_runtime: RuntimeFactory = make_runtime,
+        standard_actions: bool = False,
+        reward_probe: str | None = None,
+        on_close: Callable[[], None] | None = None,
         **options: Any,
     ) -> None:
         if (game_dir is None) == (runtime_options is None):
@@ -90,8 +95,14 @@ class GameEnv(gym.Env):
         self._frame: np.ndarray | None = None
         size = game.screen_size or (800, 600)
         self.observation_space = gym.spaces.Box(0, 255, (size[1], size[0], 3), np.uint8)
-        self.action_space = ActionList()
+        self.standard_actions = standard_actions
+        self.action_space = gym_space.action_space() if standard_actions else ActionList()
+        self.reward_probe = reward_probe
+        self._on_close = on_close  # releases what the env's maker shares (called once)
+        self._score: float | None = None
         self.render_mode = "rgb_array"
+        # render() shows the frame each step ends on
+        self.metadata = {**self.metadata, "render_fps": 1.0 / step_seconds}
 
     def prepare(self, seed: int | None = None) -> Runtime:
         """Build (not start) the runtime the next :meth:`reset` starts.
@@ -135,6 +146,7 @@ class GameEnv(gym.Env):
         height, width = obs.frame.shape[:2]
         self.observation_space = gym.spaces.Box(0, 255, (height, width, 3), np.uint8)
         self._frame = obs.frame
+        self._score = self._probe_score(obs.probes)
         return obs.frame, {"t_game": obs.t_game, "probes": obs.probes, "status": "ok"}
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
@@ -148,7 +160,7 @@ class GameEnv(gym.Env):
         failed_in = "act"
         frames: list[np.ndarray] = []
         try:
-            frames = self.runtime.act(_actions(action), self.step_seconds)
+            frames = self.runtime.act(self._decode(action), self.step_seconds)
             failed_in = "observe"
             obs = self.runtime.observe()
         except GameFailure as exc:
@@ -173,7 +185,29 @@ class GameEnv(gym.Env):
             raise
         self._frame = obs.frame
         info = {"t_game": obs.t_game, "probes": obs.probes, "frames": frames, "status": "ok"}
-        return obs.frame, 0.0, False, False, info
+        return obs.frame, self._reward(obs.probes), False, False, info
+
+    def _decode(self, action: Any) -> list[Action]:
+        if not self.standard_actions:
+            return _actions(action)
+        assert self._frame is not None
+        height, width = self._frame.shape[:2]
+        return [gym_space.decode(action, width, height)]
+
+    def _probe_score(self, probes: dict[str, Any]) -> float | None:
+        value = probes.get(self.reward_probe) if self.reward_probe else None
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return None
+        return float(value)
+
+    def _reward(self, probes: dict[str, Any]) -> float:
+        """The reward probe's increase since the last step; 0 while it has no number (e.g. in
+        a menu), and on the step it first has one again (a score shown is not a score earned)."""
+        score, before = self._probe_score(probes), self._score
+        self._score = score
+        if score is None or before is None:
+            return 0.0
+        return score - before
 
     def probes(self) -> dict[str, Any]:
         """The game's declared probes now (empty when no game runs); raises
@@ -195,3 +229,6 @@ class GameEnv(gym.Env):
         self._stop()
         if self._own_workdir:
             shutil.rmtree(self.workdir, ignore_errors=True)
+        on_close, self._on_close = self._on_close, None
+        if on_close is not None:
+            on_close()
