@@ -137,30 +137,36 @@ def sr_pg_table(runs: pd.DataFrame, spec: BootstrapSpec) -> pd.DataFrame:
 
 
 def tasks_figure(table: pd.DataFrame) -> plt.Figure:
-    """SR and PG per model with their intervals; one panel per corpus and condition."""
+    """SR and PG per model and condition with their intervals; one panel per corpus."""
     models = table[table["scope"] == "model"] if not table.empty else table
-    keys = list(models.groupby(["corpus", "condition"]).groups) if not models.empty else []
-    fig, axes = _panels(len(keys), height=2.6)
-    if not keys:
+    corpora = sorted(models["corpus"].unique()) if not models.empty else []
+    rows = max((int((models["corpus"] == c).sum()) for c in corpora), default=1)
+    fig, axes = _panels(len(corpora), height=0.9 + 0.28 * rows)
+    if not corpora:
         _empty(axes[0], "no measured task runs")
         return fig
     with plt.rc_context(STYLE):
-        for ax, (corpus, condition) in zip(axes, keys, strict=False):
-            part = models[(models["corpus"] == corpus) & (models["condition"] == condition)]
+        for ax, corpus in zip(axes, corpora, strict=False):
+            part = models[models["corpus"] == corpus]
             y = np.arange(len(part))
-            for offset, stat, color in ((-0.18, "SR (%)", "#4c72b0"), (0.18, "PG (%)", "#dd8452")):
+            for offset, stat, color in ((-0.2, "SR (%)", "#4c72b0"), (0.2, "PG (%)", "#dd8452")):
                 point = part[stat].to_numpy(float)
-                err = np.vstack(
-                    [point - part[f"{stat} low"].to_numpy(float), part[f"{stat} high"] - point]
-                )
-                ax.barh(y + offset, point, height=0.34, color=color, label=stat.split()[0])
+                low = point - part[f"{stat} low"].to_numpy(float)
+                high = part[f"{stat} high"].to_numpy(float) - point
+                ax.barh(y + offset, point, height=0.38, color=color, label=stat.split()[0])
                 ax.errorbar(
-                    point, y + offset, xerr=np.abs(err), fmt="none", ecolor="#333333", lw=0.7
+                    point,
+                    y + offset,
+                    xerr=np.abs(np.vstack([low, high])),
+                    fmt="none",
+                    ecolor="#333333",
+                    lw=0.6,
                 )
-            ax.set_yticks(y, part["group"].tolist())
+            labels = part["group"] + " · " + part["condition"]
+            ax.set_yticks(y, labels.tolist())
             ax.invert_yaxis()
             ax.set_xlim(0, 100)
-            ax.set_xlabel("%")
-            ax.set_title(f"{corpus} · {condition}")
+            ax.set_xlabel("% (SR: targets reached; PG: mean progress)")
+            ax.set_title(corpus)
         axes[0].legend(loc="lower right", frameon=False)
     return fig
