@@ -111,6 +111,42 @@ rule genre_heatmap:
         "../workflow/scripts/analysis_genre_heatmap.py"
 
 
+# State-verified tasks (GameWorld's SR and PG): the judge's valid episodes, their traces' probe
+# values and the tasks the corpus tables declare. Not in `all`: it reads every episode's trace,
+# which a run given only scores tables (analysis.scores) does not have.
+rule task_tables:
+    input:
+        scores=scores_table,
+        corpora=[spec["table"] for spec in config["corpora"].values()],
+    output:
+        runs=paths.table("task_runs", "tsv", "{judge}"),
+        tsv=report(
+            paths.table("tasks", "tsv", "{judge}"),
+            caption="../report/tasks.rst",
+            category="Tables",
+            subcategory="{judge}",
+        ),
+        md=paths.table("tasks", "md", "{judge}"),
+        pdf=paths.figure("tasks", "pdf", "{judge}"),
+        png=report(
+            paths.figure("tasks", "png", "{judge}"),
+            caption="../report/tasks.rst",
+            category="Figures",
+            subcategory="{judge}",
+        ),
+    log:
+        paths.log("analysis", "{judge}", "tasks"),
+    conda:
+        "../envs/playsuite.yaml"
+    container:
+        PLAYSUITE_IMAGE
+    params:
+        runs=paths.RUNS,
+        corpora={name: spec["table"] for name, spec in config["corpora"].items()},
+    script:
+        "../workflow/scripts/analysis_tasks.py"
+
+
 # Any ablation: the paper's drawing (kind history, rate, prompting) or the generic statistic.
 rule ablation_figure:
     input:

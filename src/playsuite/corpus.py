@@ -7,6 +7,7 @@ and load into the same :class:`GameEntry`.
 
 from __future__ import annotations
 
+import ast
 import csv
 import json
 from dataclasses import asdict, dataclass, field
@@ -18,7 +19,7 @@ from playsuite.config import ConfigError, load_yaml, validate
 #: How the catalog's sources are named in tables and figures (the funnel, the reproduction report).
 SOURCE_LABELS = {"itch": "itch.io", "pyweek": "PyWeek"}
 
-LIST_FIELDS = ("args", "tags")
+LIST_FIELDS = ("args", "tags", "tasks")
 JSON_FIELDS = ("probes", "options")
 TSV_COLUMNS = (
     "id",
@@ -40,6 +41,7 @@ TSV_COLUMNS = (
     "probes",
     "screen",
     "options",
+    "tasks",
 )
 
 
@@ -66,6 +68,8 @@ class GameEntry:
     probes: dict[str, str] = field(default_factory=dict)
     screen: str | None = None
     options: dict[str, Any] = field(default_factory=dict)
+    #: Goal-directed tasks verified from ``probes`` (schema ``task``; playsuite.judge.tasks).
+    tasks: tuple[dict[str, Any], ...] = ()
 
     @classmethod
     def from_dict(cls, row: dict[str, Any]) -> GameEntry:
@@ -120,7 +124,7 @@ def _row_to_tsv(entry: GameEntry) -> dict[str, str]:
             out[key] = ""
         elif key == "tags":
             out[key] = ",".join(value)
-        elif key in JSON_FIELDS or key == "args":
+        elif key in JSON_FIELDS or key in ("args", "tasks"):
             out[key] = json.dumps(value, separators=(",", ":"))
         else:
             out[key] = str(value).replace("\t", " ").replace("\n", "\\n")
@@ -143,7 +147,37 @@ def load_corpus(path: str | Path) -> list[GameEntry]:
         if game.id in seen:
             raise ConfigError(f"{path}: duplicate game id {game.id!r}")
         seen.add(game.id)
+        check_tasks(game, str(path))
     return games
+
+
+def task_probe_names(expression: str) -> set[str]:
+    """The probe names a task's ``probe`` expression reads (ConfigError when it does not parse)."""
+    try:
+        tree = ast.parse(expression, mode="eval")
+    except SyntaxError as err:
+        raise ConfigError(f"task probe {expression!r} is not an expression: {err.msg}") from None
+    return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+
+
+def check_tasks(game: GameEntry, source: str) -> None:
+    """What the schema cannot say about a row's tasks: names are unique, every name a task's
+    expression reads is one of the row's probes, and a given baseline differs from the target
+    (progress divides by their difference)."""
+    names: set[str] = set()
+    for task in game.tasks:
+        where = f"{source}: game {game.id!r} task {task['name']!r}"
+        if task["name"] in names:
+            raise ConfigError(f"{where}: duplicate task name")
+        names.add(task["name"])
+        unknown = sorted(task_probe_names(task["probe"]) - set(game.probes))
+        if unknown:
+            known = ", ".join(sorted(game.probes)) or "none"
+            raise ConfigError(
+                f"{where}: unknown probe(s) {', '.join(unknown)}; the row has {known}"
+            )
+        if task.get("baseline") is not None and task["baseline"] == task["target"]:
+            raise ConfigError(f"{where}: baseline equals target")
 
 
 def write_corpus_tsv(games: list[GameEntry], path: str | Path) -> None:

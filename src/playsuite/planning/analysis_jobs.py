@@ -355,3 +355,39 @@ def reproduction_job(
     if len(inp["engine_checks"]):  # configured engine checks: their own section, last
         text += "\n" + engine_check_markdown(read_table(inp["engine_checks"][0]), heading="##")
     write_text_atomic(md, text)
+
+
+def tasks_job(
+    scores: str,
+    runs: str,
+    corpora: Mapping[str, str],
+    settings: AnalysisSettings,
+    out: Mapping[str, str],
+) -> None:
+    """SR and PG on the corpora's state-verified tasks (playsuite.analysis.tasks): the task runs
+    (``out["runs"]``), the SR/PG table (``tsv``, ``md``) and its figure (``pdf``, ``png``).
+    ``corpora`` maps each corpus name to its table, whose rows declare the tasks."""
+    from playsuite.analysis.tables import to_markdown
+    from playsuite.analysis.tasks import sr_pg_table, task_runs, tasks_figure
+    from playsuite.corpus import load_corpus
+    from playsuite.judge.tasks import game_tasks
+
+    tasks = {
+        f"{corpus}/{game.id}": game_tasks(game)
+        for corpus, table in corpora.items()
+        for game in load_corpus(table)
+        if game.tasks
+    }
+    runs_table = task_runs(read_scores(scores), runs, tasks)
+    table = sr_pg_table(runs_table, settings.bootstrap)
+    write_text_atomic(out["runs"], runs_table.to_csv(sep="\t", index=False))
+    write_text_atomic(out["tsv"], table.to_csv(sep="\t", index=False))
+    show = [c for c in table.columns if not c.endswith((" low", " high"))]
+    write_text_atomic(out["md"], to_markdown(table[show]) if not table.empty else "(no data)\n")
+    figures.save_figure(tasks_figure(table), out["pdf"], out["png"])
+    unmeasured = int(runs_table["progress"].isna().sum())
+    print(
+        f"{sum(map(len, tasks.values()))} tasks on {len(tasks)} games; {len(runs_table)} task "
+        f"runs ({unmeasured} unmeasured) -> {out['tsv']}",
+        file=sys.stderr,
+    )
