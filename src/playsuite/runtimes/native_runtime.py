@@ -54,6 +54,7 @@ from playsuite.runtimes.base import (
     frames_per_slice,
     readiness,
 )
+from playsuite.runtimes.native_display import follow_window, release_server_grab
 from playsuite.runtimes.screen_settle import Settle
 from playsuite.runtimes.timeline import InputEvent, frame_times, play_timeline, schedule
 from playsuite.runtimes.xdisplay import DisplayError, VirtualDisplay, Window, XClient
@@ -72,11 +73,6 @@ FAKETIME_LIB = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
 FAKETIME_FILE = "faketime.rc"  # in the sandbox scratch directory
 MESA_CACHE_DIR = "/cache/mesa"  # where a worker's shared shader cache is bound
 POLL_S = 0.02
-# A stopped game holding a server grab (see NativeRuntime._release_server): how long the server
-# may take to answer before the game is let run on, how long it then runs at most, how often.
-GRAB_PROBE_S = 1.0
-GRAB_RELEASE_S = 2.0
-MAX_GRAB_RELEASES = 10
 TERM_GRACE_S = 1.5
 #: Input starts this long into a slice: events that arrive the moment a game wakes from SIGSTOP
 #: can be lost (SuperTux's menu misses them), so the game runs a few frames first.
@@ -430,31 +426,8 @@ class NativeRuntime(Runtime):
             self._stopped_at = time.monotonic()
 
     def _release_server(self, pids: list[int]) -> None:
-        """Make sure the X server still answers with the game stopped.
-
-        A game stopped while it holds a server grab (GTK takes them briefly) blocks every other
-        client of the display, so the next capture would wait forever. When the server does not
-        answer a round trip within ``GRAB_PROBE_S``, the game runs on until it does (the grab is
-        released) and is stopped again; those few milliseconds of play are counted in
-        ``grab_releases``. A game that never lets go is hung.
-        """
-        if self._x is None:
-            return
-        probe = self._x.start_round_trip()
-        probe.join(GRAB_PROBE_S)
-        for _ in range(MAX_GRAB_RELEASES):
-            if not probe.is_alive():
-                return
-            self.grab_releases += 1
-            procs.signal_all(pids, signal.SIGCONT)
-            probe.join(GRAB_RELEASE_S)
-            procs.signal_all(pids, signal.SIGSTOP)
-            procs.await_stopped(pids)
-            if not probe.is_alive():  # answered: check again now that it is stopped
-                probe = self._x.start_round_trip()
-                probe.join(GRAB_PROBE_S)
-        if probe.is_alive():
-            raise GameFailure(RunStatus.TIMEOUT, "the game holds the X server and never lets go")
+        if self._x is not None:
+            self.grab_releases += release_server_grab(self._x, pids)
 
     def _resume(self) -> None:
         if self._stopped_at is not None:
@@ -492,22 +465,10 @@ class NativeRuntime(Runtime):
                 x.button(button, False)
 
     def _follow_window(self) -> Window:
-        """The game's window now. A running game may replace its window (SDL 1.2 makes a new
-        one when it changes video mode, a launcher hands over to the game): the replacement is
-        the largest window that appeared since the launch and matches the row's window class.
-        None left while the game runs: it lost its window, a crash for the episode."""
         assert self._x is not None and self._window is not None
-        window = self._x.refresh(self._window)
-        if window is None:
-            pattern = re.compile(str((self.game.options or {}).get("window_class", "")), re.I)
-            new = [
-                w
-                for w in self._x.windows()  # largest first
-                if w.id not in self._before and pattern.search(" ".join(w.wm_class))
-            ]
-            if not new:
-                raise GameFailure(RunStatus.CRASHED, "the game's window is gone")
-            window = new[0]
+        pattern = str((self.game.options or {}).get("window_class", ""))
+        window = follow_window(self._x, self._window, self._before, pattern)
+        if window.id != self._window.id:
             self.window_changes += 1
         self._window = window
         return window
