@@ -45,3 +45,21 @@ def test_conformance_survey_checks_every_contract_clause_and_resumes(tmp_path: P
     text = summary([good, broken])
     assert "pygame           2      1" in text and "missing.py" not in text  # paths blanked
     assert [r.id for r in passed_rows(rows, [good, broken])] == ["probe-good"]
+
+
+def test_a_harness_bug_on_one_row_is_its_result_and_the_survey_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from playsuite.catalog import launch_survey
+
+    def launch_row(row, *args, **kwargs):
+        if row.id == "probe-bug":
+            raise ValueError("frame size changed")
+        return {"game": row.id, "status": "ok", "ok": True}
+
+    monkeypatch.setattr(launch_survey, "launch_row", launch_row)
+    rows = [row("probe-bug", "main.py"), row("probe-next", "main.py")]
+    bug, after = list(survey(rows, tmp_path, conformance=True))
+    assert bug["status"] == "harness_error" and "ValueError: frame size changed" in bug["error"]
+    assert passed(after)
+    assert "Traceback" in (tmp_path / "logs/probe-bug.conformance.log").read_text()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import time
+import traceback
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -19,6 +20,7 @@ from typing import Any
 from playsuite.catalog.launch import DEFAULT_TIMEOUT_S, launch_row
 from playsuite.corpus import GameEntry
 from playsuite.files import read_json, write_json_atomic
+from playsuite.runtimes.base import RunStatus
 
 
 def survey(
@@ -42,15 +44,24 @@ def survey(
         (work / "logs").mkdir(parents=True, exist_ok=True)
         suffix = ".conformance" if conformance else ""
         with open(work / "logs" / f"{row.id}{suffix}.log", "w", encoding="utf-8") as log:
-            result = launch_row(
-                row,
-                [],
-                work / "runs" / row.id,
-                timeout_s=timeout_s,
-                log=log,
-                games_dir=work / "games",
-                conformance=conformance,
-            )
+            try:
+                result = launch_row(
+                    row,
+                    [],
+                    work / "runs" / row.id,
+                    timeout_s=timeout_s,
+                    log=log,
+                    games_dir=work / "games",
+                    conformance=conformance,
+                )
+            except Exception as exc:  # a harness bug on one game is that game's result
+                log.write(traceback.format_exc())
+                result = {
+                    "game": row.id,
+                    "ok": False,
+                    "status": str(RunStatus.HARNESS_ERROR),
+                    "error": f"{type(exc).__name__}: {exc}",
+                }
         result = {**result, "runtime": row.runtime, "wall_s": round(time.monotonic() - started, 1)}
         write_json_atomic(out, result)
         yield result

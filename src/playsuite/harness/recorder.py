@@ -77,6 +77,20 @@ def staging_leftovers(out_dir: Path) -> list[Path]:
         return []
 
 
+def letterboxed(frame: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """``frame`` scaled to fit ``size`` (width, height) with its aspect kept, centred on black."""
+    from PIL import Image
+
+    width, height = size
+    scale = min(width / frame.shape[1], height / frame.shape[0])
+    fitted = (max(1, round(frame.shape[1] * scale)), max(1, round(frame.shape[0] * scale)))
+    image = Image.fromarray(frame).resize(fitted, Image.Resampling.BILINEAR)
+    canvas = np.zeros((height, width, 3), dtype=np.uint8)
+    left, top = (width - fitted[0]) // 2, (height - fitted[1]) // 2
+    canvas[top : top + fitted[1], left : left + fitted[0]] = np.asarray(image)
+    return canvas
+
+
 class VideoWriter:
     """H.264 (yuv420p) video of game time: frame ``i`` is shown at ``i / fps`` seconds."""
 
@@ -86,6 +100,9 @@ class VideoWriter:
         self.crf = crf
         self.preset = preset
         self.frames = 0
+        # Frames of another size (a game that replaced its window by a smaller or larger one),
+        # fitted into the video's size with black bars: one video keeps one size.
+        self.letterboxed = 0
         self._container: Any = None
         self._stream: Any = None
         self._size: tuple[int, int] | None = None
@@ -118,7 +135,9 @@ class VideoWriter:
         if self._container is None:
             self._open(width, height)
         if (width, height) != self._size:
-            raise ValueError(f"frame size changed from {self._size} to {(width, height)}")
+            frame = letterboxed(frame, self._size)
+            height, width = frame.shape[:2]
+            self.letterboxed += 1
         if width % 2 or height % 2:
             frame = np.pad(frame, ((0, height % 2), (0, width % 2), (0, 0)), mode="edge")
         video_frame = av.VideoFrame.from_ndarray(np.ascontiguousarray(frame), format="rgb24")
