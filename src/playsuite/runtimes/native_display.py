@@ -9,9 +9,8 @@ capture would wait forever. docs/runtimes.md, "Native", describes both.
 from __future__ import annotations
 
 import re
-import signal
+from collections.abc import Callable
 
-from playsuite.runtimes import procs
 from playsuite.runtimes.base import GameFailure, RunStatus
 from playsuite.runtimes.xdisplay import Window, XClient
 
@@ -40,10 +39,11 @@ def follow_window(x: XClient, window: Window, before: set[int], window_class: st
     return new[0]
 
 
-def release_server_grab(x: XClient, pids: list[int]) -> int:
-    """Make sure the X server answers with the game's processes ``pids`` stopped; how many times
-    the game had to run on to let go of a grab (its play then is milliseconds the episode's game
-    time does not show). A game that never lets go is hung (``timeout``)."""
+def release_server_grab(x: XClient, resume: Callable[[], None], halt: Callable[[], None]) -> int:
+    """Make sure the X server answers with the game stopped; how many times the game had to run
+    on (``resume``, then ``halt`` again: the runtime's own stop and resume, so its clock hides
+    the stops as usual) to let go of a grab. Those milliseconds of play are not in the episode's
+    game time. A game that never lets go is hung (``timeout``)."""
     releases = 0
     probe = x.start_round_trip()
     probe.join(GRAB_PROBE_S)
@@ -51,10 +51,9 @@ def release_server_grab(x: XClient, pids: list[int]) -> int:
         if not probe.is_alive():
             return releases
         releases += 1
-        procs.signal_all(pids, signal.SIGCONT)
+        resume()
         probe.join(GRAB_RELEASE_S)
-        procs.signal_all(pids, signal.SIGSTOP)
-        procs.await_stopped(pids)
+        halt()
         if not probe.is_alive():  # answered: check again now that it is stopped
             probe = x.start_round_trip()
             probe.join(GRAB_PROBE_S)

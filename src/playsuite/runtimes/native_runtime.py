@@ -26,6 +26,7 @@ wall seconds times ``clock_rate`` while it launches).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import logging
 import os
@@ -110,8 +111,7 @@ class NativeRuntime(Runtime):
         self.grab_releases = 0  # times a stopped game had to run on to release a server grab
         self.skipped_frames = 0  # video frames repeated because a capture fell behind
         self.last_slice_wall_s: float | None = None  # SIGCONT..SIGSTOP of the last slice
-        # Game seconds per wall second (libfaketime's speed): the row's options.clock_rate, else
-        # the run's; drops to 1 for good when the game cannot keep up (see _keep_up).
+        # Game s per wall s (libfaketime's speed; row, else run): 1 for good if it cannot keep up.
         self.clock_rate = float(game.options.get("clock_rate") or options.clock_rate or 1.0)
         self.clock_fallback: str | None = None  # why the rate fell back to 1, if it did
         self.asked_clock_rate = self.clock_rate
@@ -145,7 +145,6 @@ class NativeRuntime(Runtime):
         return self.observe()
 
     def observe(self) -> Observation:
-        self._check_alive()
         self._follow_window()
         return Observation(frame=self._capture(), t_game=self._t_game, probes={})
 
@@ -177,9 +176,10 @@ class NativeRuntime(Runtime):
             count["n"] += 1
             if index == last:
                 self._stop()  # the slice's last frame is the paused screen
+                with contextlib.suppress(GameFailure):  # an ended game: said after the slice
+                    self._follow_window()  # of the window the game shows now
             elif grabbed and time.monotonic() > clock["start"] + captures[index + 1] / rate:
-                # Behind schedule (a busy X server): repeat the last frame rather than let the
-                # game run past the slice while we catch up.
+                # Behind schedule (busy X server): repeat the last frame, do not run past the slice.
                 self.skipped_frames += 1
                 return grabbed[-1]
             try:
@@ -414,20 +414,19 @@ class NativeRuntime(Runtime):
 
     def _stop(self) -> None:
         if self._stopped_at is None:
-            # Stop the processes known at resume at once (reading /proc takes a while on a
-            # busy node, and the game would run on meanwhile), then any it started since.
-            procs.signal_all(self._running, signal.SIGSTOP)
-            started = [p for p in self._pids() if p not in self._running]
-            procs.signal_all(started, signal.SIGSTOP)
-            # The stop counts from when every thread has stopped: hiding more than the game was
-            # stopped would turn its clock back (SuperTux asserts on that).
-            procs.await_stopped([*self._running, *started])
-            self._release_server([*self._running, *started])
-            self._stopped_at = time.monotonic()
+            self._halt()
+            if self._x is not None:  # a game stopped inside a server grab runs on until it ends
+                self.grab_releases += release_server_grab(self._x, self._resume, self._halt)
 
-    def _release_server(self, pids: list[int]) -> None:
-        if self._x is not None:
-            self.grab_releases += release_server_grab(self._x, pids)
+    def _halt(self) -> None:
+        # Stop the processes known at resume at once (/proc is slow on a busy node), then new ones.
+        procs.signal_all(self._running, signal.SIGSTOP)
+        started = [p for p in self._pids() if p not in self._running]
+        procs.signal_all(started, signal.SIGSTOP)
+        # The stop counts from when every thread has stopped: hiding more than the game was
+        # stopped would turn its clock back (SuperTux asserts on that).
+        procs.await_stopped([*self._running, *started])
+        self._stopped_at = time.monotonic()
 
     def _resume(self) -> None:
         if self._stopped_at is not None:
@@ -465,6 +464,7 @@ class NativeRuntime(Runtime):
                 x.button(button, False)
 
     def _follow_window(self) -> Window:
+        self._check_alive()  # a game that exited has no window: say how it ended
         assert self._x is not None and self._window is not None
         pattern = str((self.game.options or {}).get("window_class", ""))
         window = follow_window(self._x, self._window, self._before, pattern)
