@@ -44,6 +44,17 @@ def limits_for(max_steps: int | None, wall_timeout_s: float | None) -> dict[str,
     }
 
 
+def step_count(text: str) -> int:
+    """``--steps``: an episode of no step would be an ``ok`` episode with nothing in it."""
+    try:
+        steps = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if steps < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {steps}")
+    return steps
+
+
 def _catalog(path: str | None) -> list[GameEntry]:
     return load_corpus(path or config_dir() / "corpora" / "local.yaml")
 
@@ -223,7 +234,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=DEFAULT_CONDITION,
         help="k{K}-hz{HZ}-{variant}[+{setting}={value}...]",
     )
-    p.add_argument("--steps", type=int, help="stop after N agent steps (default: paper caps)")
+    p.add_argument(
+        "--steps", type=step_count, help="stop after N agent steps (default: paper caps)"
+    )
     p.add_argument("--out", required=True, help="episode directory to write")
     p.add_argument("--corpus", default="local", help="corpus name recorded in meta.json")
     p.add_argument("--games-dir", default="results/games", help="where games are acquired")
@@ -242,7 +255,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--shard", required=True, help="shard key recorded in cost records")
     s.add_argument("--games", required=True, help="comma-separated game ids of the shard")
     s.add_argument("--workers", type=int, default=8)
-    s.add_argument("--steps", type=int, help="stop after N agent steps (default: paper caps)")
+    s.add_argument(
+        "--steps", type=step_count, help="stop after N agent steps (default: paper caps)"
+    )
     s.add_argument("--runs-dir", required=True, help="results/runs/{corpus}/{preset}/{condition}")
     s.add_argument("--games-dir", default="results/games")
     s.add_argument(
