@@ -10,8 +10,9 @@ builds a :class:`~playsuite.runtimes.env.GameEnv` with the standard action space
 Gymnasium 1.x loads no plugins by itself, so either import this module first or name it in
 the id: ``gymnasium.make("playsuite.harness.gym_registry:playsuite/funnyboat-v0")``.
 
-Native games run on the wall clock (their frames are not repeatable), so their ids are
-registered ``nondeterministic``; pygame and browser games replay exactly under a seed.
+Native games run on the wall clock and browser games on Chromium's scheduling (a busy machine
+changes which frames a page renders: seen in CI), so their ids are registered
+``nondeterministic``; pygame games replay exactly under a seed.
 """
 
 from __future__ import annotations
@@ -82,7 +83,7 @@ def register_corpus(
             gym.register(
                 id=ident,
                 entry_point=ENTRY_POINT,
-                nondeterministic=game.runtime == "native",
+                nondeterministic=game.runtime != "pygame",
                 kwargs=kwargs,
             )
         ids.append(ident)
