@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from types import SimpleNamespace
-from typing import Any
 
 import numpy as np
 import pytest
@@ -23,6 +21,7 @@ from playsuite.corpus import GameEntry
 from playsuite.harness.episode import EpisodeLimits, EpisodeSpec, run_episode
 from playsuite.registry import load_registry
 from playsuite.runtimes.base import Observation, Runtime, RuntimeOptions
+from playsuite.testing.fakes import RecordingChatClient
 
 SCREEN = (160, 120)
 
@@ -50,22 +49,8 @@ def test_a_system_part_with_an_unknown_placeholder_is_an_error(tmp_path: Path):
     assert available_templates(tmp_path) == ["mine", "mine+terse"]  # not a template of its own
 
 
-class _Client:
-    """Records the messages of every chat request and answers with a fixed action."""
-
-    timeout_s = 30.0
-
-    def __init__(self) -> None:
-        self.requests: list[list[dict[str, Any]]] = []
-
-    def chat(self, messages, **_: Any):
-        self.requests.append(list(messages))
-        return SimpleNamespace(
-            text="Observation: a menu.\nReasoning: start.\nAction: enter",
-            usage={},
-            finish_reason="stop",
-            attempts=1,
-        )
+#: What the recording client answers every request.
+ENTER_ANSWER = "Observation: a menu.\nReasoning: start.\nAction: enter"
 
 
 class _StillRuntime(Runtime):
@@ -105,7 +90,7 @@ def test_the_harness_sends_the_system_part_as_the_system_message(tmp_path: Path,
         runtime_options=RuntimeOptions(workdir=tmp_path, game_dir=tmp_path, video_fps=2.0),
         limits=EpisodeLimits(max_steps=2),
     )
-    client = _Client()
+    client = RecordingChatClient(ENTER_ANSWER)
     meta = run_episode(spec, ServedModelPolicy(preset, client), lambda g, o: _StillRuntime(g, o))
     assert meta["status"] == "ok" and meta["steps"] == 2, meta
     expected = EpisodePrompt.for_run(preset, spec.condition, game_row).render_system(SCREEN)

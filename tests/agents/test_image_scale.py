@@ -5,8 +5,6 @@ screen, so a click on what it saw lands on the same spot of the game."""
 from __future__ import annotations
 
 import dataclasses
-from types import SimpleNamespace
-from typing import Any
 
 import numpy as np
 
@@ -18,26 +16,13 @@ from playsuite.config import Condition
 from playsuite.harness.job import apply_condition
 from playsuite.inference.messages import image_data_url
 from playsuite.registry import load_registry
+from playsuite.testing.fakes import RecordingChatClient
 
 SCREEN = (160, 120)
 
 
-class _Client:
-    """Records each request and clicks at (40, 30) of the image it was sent."""
-
-    timeout_s = 30.0
-
-    def __init__(self) -> None:
-        self.requests: list[list[dict[str, Any]]] = []
-
-    def chat(self, messages, **_: Any):
-        self.requests.append(list(messages))
-        return SimpleNamespace(
-            text="Observation: a button.\nReasoning: press it.\nAction: CLICK: 40, 30",
-            usage={},
-            finish_reason="stop",
-            attempts=1,
-        )
+#: What the recording client answers every request.
+CLICK_ANSWER = "Observation: a button.\nReasoning: press it.\nAction: CLICK: 40, 30"
 
 
 def test_scaled_sizes() -> None:
@@ -58,7 +43,7 @@ def test_a_half_size_screenshot_is_sent_and_its_click_lands_on_the_screen(game_r
     condition = Condition.parse("k0-hz0.33-base+preset.image_scale=0.5")
     preset, _ = apply_condition(preset, condition, None)
     assert preset.image_scale == 0.5
-    client = _Client()
+    client = RecordingChatClient(CLICK_ANSWER)
     agent = Agent(ServedModelPolicy(preset, client), preset, condition)
     agent.reset(game_row)
     frame = np.full((SCREEN[1], SCREEN[0], 3), 200, dtype=np.uint8)

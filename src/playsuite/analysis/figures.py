@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import textwrap
+from typing import Any
 
 import matplotlib
 
@@ -78,6 +79,26 @@ def _panels(n: int, width: float = DOUBLE, height: float = 2.3) -> tuple[plt.Fig
     return fig, list(axes[0])
 
 
+def _model_line(ax: plt.Axes, x: Any, y: Any, first: bool) -> None:
+    """One model's faint line behind the mean; only the first is labelled in the legend."""
+    ax.plot(
+        x,
+        y,
+        color="#888888",
+        alpha=0.6,
+        lw=0.8,
+        marker=".",
+        ms=2,
+        label="individual models" if first else None,
+    )
+
+
+def _mean_band(ax: plt.Axes, x: Any, mean: Any, low: Any, high: Any, colour: str, tag: str) -> None:
+    """The all-models mean as a bold line over its shaded 95 % interval."""
+    ax.fill_between(x, low, high, color=colour, alpha=0.15, lw=0)
+    ax.plot(x, mean, color=colour, lw=2, marker="o", ms=3, label=f"mean (95 % CI){tag}")
+
+
 def _suptitle(fig: plt.Figure, title: str) -> None:
     """The figure's title, wrapped onto as many lines as the figure's width needs.
 
@@ -106,27 +127,9 @@ def history_figure(curves: pd.DataFrame, title: str) -> plt.Figure:
             models = sub[sub["model"] != ALL_MODELS]
             for i, (_, g) in enumerate(models.groupby("model")):
                 g = g.sort_values("history_k")
-                ax.plot(
-                    g["history_k"],
-                    g["mean"],
-                    color="#888888",
-                    alpha=0.6,
-                    lw=0.8,
-                    marker=".",
-                    ms=2,
-                    label="individual models" if i == 0 else None,
-                )
+                _model_line(ax, g["history_k"], g["mean"], first=i == 0)
             m = sub[sub["model"] == ALL_MODELS].sort_values("history_k")
-            ax.fill_between(m["history_k"], m["low"], m["high"], color="#1f77b4", alpha=0.15, lw=0)
-            ax.plot(
-                m["history_k"],
-                m["mean"],
-                color="#1f77b4",
-                lw=2,
-                marker="o",
-                ms=3,
-                label="mean (95 % CI)",
-            )
+            _mean_band(ax, m["history_k"], m["mean"], m["low"], m["high"], "#1f77b4", "")
             ax.set_xticks(sorted(m["history_k"].unique()))
             ax.set_xlabel("history length k (frames)")
             ax.set_ylabel("mean progress level")
@@ -247,30 +250,11 @@ def axis_figure(effects: pd.DataFrame, title: str) -> plt.Figure:
                 tag = f" ({cross})" if cross else ""
                 models = part[part["model"] != ALL_MODELS]
                 for i, (_, g) in enumerate(models.groupby("model")):
-                    xs = g["value"].map(pos)
-                    top.plot(
-                        xs,
-                        g["mean"],
-                        color="#888888",
-                        alpha=0.6,
-                        lw=0.8,
-                        marker=".",
-                        ms=2,
-                        label="individual models" if i == 0 and c == 0 else None,
-                    )
+                    _model_line(top, g["value"].map(pos), g["mean"], first=i == 0 and c == 0)
                 m = part[part["model"] == ALL_MODELS]
-                xs = m["value"].map(pos)
                 colour = f"C{c}"
-                top.fill_between(xs, m["mean low"], m["mean high"], color=colour, alpha=0.15, lw=0)
-                top.plot(
-                    xs,
-                    m["mean"],
-                    color=colour,
-                    lw=2,
-                    marker="o",
-                    ms=3,
-                    label=f"mean (95 % CI){tag}",
-                )
+                xs = m["value"].map(pos)
+                _mean_band(top, xs, m["mean"], m["mean low"], m["mean high"], colour, tag)
                 d = m[m["delta"].notna()]
                 err = np.vstack([d["delta"] - d["delta low"], d["delta high"] - d["delta"]])
                 off = (c - (sub["cross"].nunique() - 1) / 2) * 0.1

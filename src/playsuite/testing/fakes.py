@@ -182,3 +182,21 @@ class FakePolicy:
             raise ConnectionError("the fake model server is gone")
         text = self.replies[min(request.step, len(self.replies) - 1)]
         return PolicyReply(text, self.latency_s, request.screen, dict(self.info))
+
+
+class RecordingChatClient:
+    """Stands in for :class:`~playsuite.inference.client.InferenceClient` under a served policy:
+    it keeps the messages of every chat request and answers each with the same ``answer`` text,
+    so a test can check what the model would have been sent (images, prompt, system part)."""
+
+    timeout_s = 30.0
+
+    def __init__(self, answer: str) -> None:
+        self.answer = answer
+        self.requests: list[list[dict[str, Any]]] = []
+
+    def chat(self, messages: Sequence[dict[str, Any]], **_: Any) -> Any:
+        from types import SimpleNamespace
+
+        self.requests.append(list(messages))
+        return SimpleNamespace(text=self.answer, usage={}, finish_reason="stop", attempts=1)
