@@ -24,15 +24,42 @@ class ConfigError(ValueError):
     """A configuration file that is missing or does not match its schema."""
 
 
+#: The package's own copy of ``config/``: in the source tree a link to the repository's
+#: ``config/`` (so an editable install reads the files being edited), in a wheel the files
+#: themselves (package data), so a plain ``pip install`` finds its presets, prompts and schemas.
+PACKAGED_CONFIG = Path(__file__).resolve().parent / "_config"
+
+
 def config_dir() -> Path:
-    """The ``config/`` directory: ``$PLAYSUITE_CONFIG_DIR``, ``./config``, or the source tree's."""
+    """The ``config/`` directory: ``$PLAYSUITE_CONFIG_DIR``, ``./config``, or the package's."""
     env = os.environ.get("PLAYSUITE_CONFIG_DIR")
     if env:
         return Path(env)
     local = Path.cwd() / "config"
     if (local / "models.yaml").exists():
         return local
-    return Path(__file__).resolve().parents[2] / "config"
+    return PACKAGED_CONFIG
+
+
+def installed_copy(directory: Path) -> bool:
+    """Whether ``directory`` is the configuration shipped inside an installed wheel (not a
+    checkout's ``config/``): relative paths then resolve against the working directory."""
+    return directory.resolve() == PACKAGED_CONFIG.resolve() and not PACKAGED_CONFIG.is_symlink()
+
+
+def workflow_path(path: str | os.PathLike[str]) -> Path:
+    """A path as the workflow's configuration writes it (relative to the checkout, such as
+    ``config/corpora/local.yaml``), resolved here; under an installed wheel, whose configuration
+    sits in the package, paths below ``config/`` resolve into that copy."""
+    path = Path(path)
+    if path.is_absolute():
+        return path
+    directory = config_dir()
+    if installed_copy(directory):
+        if path.parts and path.parts[0] == "config":
+            return directory.joinpath(*path.parts[1:])
+        return Path.cwd() / path
+    return directory.resolve().parent / path
 
 
 def load_yaml(path: str | os.PathLike[str]) -> Any:

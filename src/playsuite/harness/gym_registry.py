@@ -24,7 +24,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from playsuite.config import ConfigError, config_dir, load_yaml
+from playsuite.config import ConfigError, config_dir, load_yaml, workflow_path
 from playsuite.corpus import GameEntry, load_corpus
 from playsuite.runtimes.acquire import acquire
 from playsuite.runtimes.browser_worker import WorkerBrowser
@@ -43,19 +43,19 @@ def env_id(game_id: str) -> str:
 
 
 def repo_root() -> Path:
-    """Where relative paths of the configuration resolve (the parent of ``config/``)."""
-    return config_dir().resolve().parent
+    """Where relative paths of the configuration resolve: the checkout holding ``config/``, or
+    the working directory under an installed wheel (whose configuration sits in the package)."""
+    return workflow_path(".")
 
 
 def default_table() -> Path:
     """The local corpus's table, as ``config.yaml`` names it."""
-    root = repo_root()
-    config = load_yaml(root / "config" / "config.yaml") or {}
+    config = load_yaml(config_dir() / "config.yaml") or {}
     try:
         table = Path(config["corpora"]["local"]["table"])
     except (KeyError, TypeError):
         raise ConfigError("config.yaml names no corpora.local.table") from None
-    return table if table.is_absolute() else root / table
+    return workflow_path(table)
 
 
 def default_games_dir() -> Path:
