@@ -42,9 +42,7 @@ class Progress:
         self._stream = stream
         self._last_step_line: dict[int, float] = {}
         self._budgets = {
-            game.id: job.limits_for(game).step_budget(
-                job.condition.step_seconds, job.fps_for(game)
-            )
+            game.id: job.limits_for(game).step_budget(job.condition.step_seconds, job.fps_for(game))
             for game in job.games
         }
         self._live: Any = None
