@@ -43,6 +43,7 @@ import yaml
 from playsuite import __version__
 from playsuite.config import Condition, ConfigError
 from playsuite.files import atomic_dir, write_text_atomic
+from playsuite.judge.episode import Episode
 from playsuite.judge.levels import level_name
 from playsuite.judge.result import OK, read_judgement
 from playsuite.judge.video import MAX_SIZE, SAMPLE_FPS, VideoError, sample_video
@@ -244,15 +245,12 @@ class _Episode:
         return int(j["level"]) if j and j.get("status") == OK else None
 
 
-def _key(path: Path, meta: Mapping[str, Any]) -> dict[str, str]:
-    """The episode's coordinates: ``meta.json``'s, else the path's ``.../{corpus}/{preset}/
-    {condition}/{game}`` (an old or hand-made episode), else empty (the game: the folder)."""
-    names = ("corpus", "preset", "condition", "game")
-    parts = path.resolve().parts
-    from_path = dict(zip(names, parts[-4:], strict=False)) if len(parts) >= 5 else {}
-    key = {n: str(meta.get(n) or from_path.get(n) or "") for n in names}
-    key["game"] = key["game"] or path.name
-    return key
+def _key(path: Path, meta: EpisodeMeta) -> dict[str, str]:
+    """The episode's coordinates as the judges read them: ``meta.json``'s, else the path's
+    ``.../{corpus}/{preset}/{condition}/{game}`` (an episode written before meta.json named
+    them). :class:`EpisodeError` when neither does."""
+    episode = Episode(path, meta, ())
+    return {n: episode.coordinate(n) for n in ("corpus", "preset", "condition", "game")}
 
 
 def _read(source: EpisodeSource) -> _Episode:
