@@ -529,6 +529,29 @@ rule inspection_pages:
         "../workflow/scripts/analysis_inspect.py"
 
 
+# A judged campaign's episodes as a Hugging Face dataset (docs/analysis.md, "Dataset export"):
+# results/datasets/{judge}/ with frames/, steps/, episodes/ Parquet files and README.md. Not in
+# `all`: it decodes every episode's video and stores its frames (a campaign's worth of images).
+rule export_dataset:
+    input:
+        scores=scores_table,
+    output:
+        directory(paths.dataset_dir("{judge}")),
+    log:
+        paths.log("analysis", "{judge}", "dataset"),
+    benchmark:
+        paths.benchmark("analysis", "{judge}", "dataset")
+    conda:
+        "../envs/playsuite.yaml"
+    container:
+        PLAYSUITE_IMAGE
+    params:
+        runs=paths.RUNS,
+        judgements=lambda wildcards: paths.judgements(wildcards.judge),
+    script:
+        "../workflow/scripts/export_dataset.py"
+
+
 rule analysis_figures:
     input:
         analysis_figure_targets(),

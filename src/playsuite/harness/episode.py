@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import math
 import platform
 import sys
 import time
@@ -69,6 +70,21 @@ class EpisodeLimits:
     max_game_s: float | None = 300.0
     max_frames: int | None = None
     wall_timeout_s: float | None = 3600.0
+
+    def step_budget(self, step_seconds: float, fps: float) -> int | None:
+        """The most steps an episode can take under these caps at ``step_seconds`` of game time
+        per step and ``fps`` recorded frames per second (``None``: no cap bounds the steps).
+
+        The loop checks the caps before each step, so a game-time or frame cap of C allows
+        ``ceil(C / per step)`` steps. An episode may end sooner (the game quits, the wall clock).
+        """
+        bounds = [self.max_steps] if self.max_steps is not None else []
+        if step_seconds > 0:
+            seconds = [self.max_game_s] if self.max_game_s is not None else []
+            if self.max_frames is not None and fps > 0:
+                seconds.append(self.max_frames / fps)
+            bounds += [math.ceil(s / step_seconds - 1e-9) for s in seconds]
+        return min(bounds) if bounds else None
 
 
 def episode_seed(base_seed: int, corpus: str, game_id: str, condition: str) -> int:

@@ -260,7 +260,7 @@ def _collect(
             progress.update(worker, game_id, "0", "launching", log=True)
         elif kind == "step":
             step, t_game = payload
-            progress.update(worker, game_id, str(step + 1), f"t={t_game:.0f}s")
+            progress.step(worker, game_id, step + 1, t_game)
         elif kind == "done":
             current.pop(worker, None)
             if is_final_status(payload["status"]):

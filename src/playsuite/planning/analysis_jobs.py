@@ -218,6 +218,26 @@ def inspect_job(scores: str, runs: str, judgements: str, site: str) -> None:
     build_site(read_scores(scores), runs, judgements, site)
 
 
+def dataset_job(scores: str, runs: str, judgements: str, out: str) -> None:
+    """Every episode of the scores table, with its judge's verdicts, as a Hugging Face dataset
+    in the folder ``out`` (playsuite.analysis.dataset); what was left out goes to the log."""
+    from playsuite.analysis.dataset import (
+        ExportOptions,
+        export_dataset,
+        export_log,
+        load_scores_sources,
+    )
+
+    judge = Path(judgements).name
+    options = ExportOptions(
+        title=f"PlaySuite episodes judged by {judge}",
+        provenance=f"The workflow's rule `export_dataset` exported every episode of the scores "
+        f"table `{scores}` (episodes under `{runs}`, judgements under `{judgements}`).",
+    )
+    summary = export_dataset(load_scores_sources(scores, runs, judgements), out, options)
+    print(export_log(summary), file=sys.stderr)
+
+
 def ablation_job(
     scores: str | Sequence[str],
     ablation: str,

@@ -52,6 +52,8 @@ TABLES = RESULTS + "/tables"
 FIGURES = RESULTS + "/figures"
 REPORT = RESULTS + "/report"
 INSPECT = RESULTS + "/inspect"
+#: A judged campaign's episodes as a Hugging Face dataset (playsuite.analysis.dataset).
+DATASETS = RESULTS + "/datasets"
 #: The worker sweep of Figure 10b: one play shard per worker count, outside the campaign.
 EFFICIENCY_RUN = RESULTS + "/efficiency/concurrency/w{workers}"
 EFFICIENCY_MANIFEST = EFFICIENCY_RUN + "/manifest.tsv"
@@ -301,3 +303,8 @@ def report(judge: str, ext: str) -> str:
 
 def inspect_dir(judge: str) -> str:
     return f"{INSPECT}/{judge}"
+
+
+def dataset_dir(judge: str) -> str:
+    """The dataset folder of the episodes ``judge`` scored: ``results/datasets/{judge}``."""
+    return f"{DATASETS}/{judge}"
