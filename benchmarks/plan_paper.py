@@ -71,6 +71,20 @@ def plan(folder: Path, shard_size: int | None) -> dict[str, object]:
     }
 
 
+def local_rules() -> set[str]:
+    """Rules that run on the submit host, never as an sbatch job: the Snakefile's ``localrules:``
+    block and every rule marked ``localrule: True``."""
+    names: set[str] = set()
+    block = re.search(r"(?ms)^localrules:\n(.*?)^\S", (REPO / "Snakefile").read_text())
+    if block:
+        names |= set(re.findall(r"(\w+),", block.group(1)))
+    for path in (REPO / "rules").glob("*.smk"):
+        for name, body in re.findall(r"(?ms)^rule (\w+):\n(.*?)(?=^\S|\Z)", path.read_text()):
+            if "localrule: True" in body:
+                names.add(name)
+    return names
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--shard-size", type=int, help="override play.shard_size of paper.yaml")
@@ -90,6 +104,9 @@ def main() -> None:
         if rule != "total":
             print(f"  {rule:<22} {n:>7}")
     print(f"  {'total jobs':<22} {counts.get('total', '?'):>7}")
+    local = local_rules()
+    queued = sum(int(n) for rule, n in counts.items() if rule != "total" and rule not in local)
+    print(f"  {'of which sbatch jobs':<22} {queued:>7}  (the rest run on the submit host)")
     wall, cpu, peak = result["wall_s"], result["cpu_s"], result["peak_gb"]
     print(f"snakemake -n: wall {wall:.1f} s, CPU {cpu:.1f} s, peak memory {peak:.2f} GB")
     print(f"  (dry-run listing {result['output_mb']:.0f} MB of text)")

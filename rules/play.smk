@@ -47,6 +47,27 @@ rule validate_launch:
         "../workflow/scripts/validate_launch.py"
 
 
+# Launch validation of a whole acquisition block in one job (what `all` asks for): at paper scale
+# ~90 jobs instead of one sbatch per game (docs/cluster.md, "Job counts"). Each game still gets
+# its own launch.json and log; games validated before are not run again.
+rule validate_launch_block:
+    input:
+        catalog=lambda wc: PLAN.config["corpora"][wc.corpus]["table"],
+        acquired=PLAN.block_games,
+    output:
+        paths.LAUNCH_BLOCK,
+    log:
+        paths.log("validate", "blocks", "{corpus}", "{block}"),
+    benchmark:
+        paths.benchmark("validate", "blocks", "{corpus}", "{block}")
+    conda:
+        "../envs/playsuite.yaml"
+    params:
+        game_logs=paths.log_dir("validate"),
+    script:
+        "../workflow/scripts/validate_launch_block.py"
+
+
 # Runtime conformance (playsuite.harness.conformance): a game through the runtime contract
 # (launch, frozen while paused, exact slices, video length = game time, clean stop, input).
 # Not part of `all`: ask for results/conformance/{corpus}.tsv to check a whole corpus.

@@ -139,7 +139,9 @@ def test_embedded_default_runs_on_slurm(slurm: None, tmp_path: Path) -> None:
     submit_host |= {"reproduction_report", "inspection_pages", "engine_checks_table"}
     assert not submit_host & set(by_rule), sorted(by_rule)
     assert all((repo / "results/games" / game / "acquired.json").is_file() for game in games)
-    assert len(by_rule["validate_launch"]) == len(games)
+    # Launch validation: one job for the corpus's one acquisition block, a verdict per game.
+    assert "validate_launch" not in by_rule and len(by_rule["validate_launch_block"]) == 1
+    assert all((repo / "results/games" / game / "launch.json").is_file() for game in games)
     # 4 paper play shards + one engine check; 3 judges x 4 + the tiny judge's one shard; the
     # two tiny models (the preset's and the judge's architecture).
     assert len(by_rule["play_shard"]) == 5 and len(by_rule["judge_shard"]) == 3 * 4 + 1

@@ -73,6 +73,7 @@ def test_cpu_rules_carry_the_container(repo: Path) -> None:
         "acquire_game",
         "acquired_block",
         "validate_launch",
+        "validate_launch_block",  # the same, for a block of games in one job
         "check_conformance",  # plays the game in the host's sandbox, like validate_launch
         "play_shard",
         "play_episode",  # one episode of a play shard, as a target of its own

@@ -113,6 +113,37 @@ def validate_launch_job(catalog: str, game_id: str, acquired: str, output: str, 
     return _check_acquired_game(catalog, game_id, acquired, output, log, validate_launch)
 
 
+def validate_launch_block_job(
+    catalog: str, acquired: Sequence[str], output: str, log: str, game_logs: str
+) -> None:
+    """Rule validate_launch_block: launch validation of one acquisition block's games in one
+    job, each game's verdict in its own ``launch.json`` (as rule validate_launch writes it) and
+    each game's log in ``game_logs/{game}.log`` (where rule validate_launch puts it). A game
+    validated before (its ``launch.json`` exists, e.g. by a killed block job) is not run again;
+    a game whose runtime this build lacks is listed as such. ``output`` lists every game's
+    verdict (playsuite.records.launch)."""
+    from playsuite.records.launch import write_block
+    from playsuite.runtimes.factory import RUNTIMES
+
+    corpus = load_corpus(catalog)
+    verdicts = []
+    with open(log, "w") as out:
+        for path in acquired:
+            game_id = Path(path).parent.name
+            game = find_game(corpus, game_id)
+            launch = Path(path).parent / "launch.json"  # beside acquired.json, as paths.LAUNCH
+            if game.runtime not in RUNTIMES:
+                verdicts.append({"game": game_id, "ok": False, "error": "no runtime"})
+            elif launch.is_file():
+                verdicts.append(json.loads(launch.read_text()))
+            else:
+                game_log = str(Path(game_logs) / f"{game_id}.log")
+                verdicts.append(validate_launch_job(catalog, game_id, path, str(launch), game_log))
+            verdict = "ok" if verdicts[-1].get("ok") else "failed"
+            print(f"{game_id}: {verdict}", file=out, flush=True)
+    write_block(output, verdicts)
+
+
 def conformance_job(catalog: str, game_id: str, acquired: str, output: str, log: str) -> dict:
     """Rule check_conformance: one acquired game through the runtime contract
     (playsuite.harness.conformance); its games' own logs are gathered into ``log``."""

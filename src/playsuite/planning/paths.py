@@ -44,6 +44,7 @@ CONFORMANCE = GAMES_DIR + "/{game}/conformance.json"
 CONFORMANCE_TABLE = RESULTS + "/conformance/{corpus}.tsv"
 CONFORMANCE_SUMMARY = RESULTS + "/conformance/{corpus}.md"
 ACQUIRED_BLOCK = GAMES_DIR + "/blocks/{corpus}/{block}.txt"
+LAUNCH_BLOCK = GAMES_DIR + "/blocks/{corpus}/{block}.launch.tsv"
 CATALOG = RESULTS + "/catalog"
 CATALOG_DIR = CATALOG + "/{corpus}"
 CATALOG_FILE = CATALOG_DIR + "/{name}"
@@ -210,6 +211,10 @@ def acquired(game: str) -> str:
 
 def launch(game: str) -> str:
     return LAUNCH.format(game=game)
+
+
+def launch_block(corpus: str, block: str) -> str:
+    return LAUNCH_BLOCK.format(corpus=corpus, block=block)
 
 
 def conformance(game: str) -> str:

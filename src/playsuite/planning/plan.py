@@ -201,18 +201,12 @@ class Plan:
             raise ValueError(f"game {game!r} is in no configured corpus") from None
 
     def launch_targets(self) -> list[str]:
-        """Launch validation of every game whose runtime exists (playsuite.runtimes.factory)."""
-        from playsuite.runtimes.factory import RUNTIMES
-
-        if self.scores_given:
-            return []
+        """Launch validation of every game, one job per acquisition block (rule
+        validate_launch_block): at paper scale ~90 jobs instead of one per game (~5,700)."""
         return sorted(
-            {
-                paths.launch(game.id)
-                for corpus in self.config["corpora"]
-                for game in corpus_games(self.config, corpus)
-                if game.runtime in RUNTIMES
-            }
+            paths.launch_block(corpus, block)
+            for corpus, by_block in self.blocks.items()
+            for block in by_block
         )
 
     def conformance_files(self, wc: Any) -> list[str]:
