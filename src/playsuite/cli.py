@@ -22,6 +22,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "playsuite.catalog.cli",
     "playsuite.inference.cli",
     "playsuite.planning.cli",
+    "playsuite.human.cli",
 )
 
 

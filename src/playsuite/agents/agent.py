@@ -21,7 +21,7 @@ from playsuite.actions import Action, Invalid
 from playsuite.actions.parsers import parse_response
 from playsuite.actions.parsers.common import writable_text
 from playsuite.agents.history import History, entry_from_response
-from playsuite.agents.policy import Policy, StepRequest
+from playsuite.agents.policy import Policy, StepRequest, StopEpisode
 from playsuite.agents.prompts import EpisodePrompt
 from playsuite.agents.screenshot import resized, scaled_size
 from playsuite.config import Condition
@@ -129,7 +129,7 @@ class Agent:
         )
         try:
             reply = self.policy.act(request)
-        except InferenceRequestError:
+        except (InferenceRequestError, StopEpisode):
             raise
         except Exception as exc:
             raise PolicyFailed(f"policy {self.policy.name!r} failed: {exc}") from exc

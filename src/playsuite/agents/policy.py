@@ -58,6 +58,12 @@ class StepRequest:
             )
 
 
+class StopEpisode(Exception):
+    """Raised by a policy that ends the episode itself: a person who presses "End" on the play
+    page (playsuite.agents.human). The episode then ends ``ok`` with ``stop_reason`` ``agent``,
+    everything played so far kept; a model never raises it."""
+
+
 @dataclass(frozen=True)
 class PolicyReply:
     """A policy's answer: raw text, time taken, and the size of the image it looked at.

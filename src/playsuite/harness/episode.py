@@ -46,7 +46,7 @@ import numpy as np
 from playsuite import __version__
 from playsuite.actions import actions_to_json
 from playsuite.agents.agent import Agent, AgentStep, PolicyFailed
-from playsuite.agents.policy import Policy
+from playsuite.agents.policy import Policy, StopEpisode
 from playsuite.config import Condition
 from playsuite.corpus import GameEntry
 from playsuite.files import InsufficientSpace
@@ -167,6 +167,10 @@ class EpisodeSpec:
     #: What the job's model server serves (ShardJob.served_model); None when the caller ran no
     #: server of its own (meta.json then records what the preset says, see model_record).
     served_model: ModelRecord | None = None
+    #: A person played (playsuite.human): ``meta.json`` then records ``agent: human``, this
+    #: pseudonymous ``player`` id and the ``play_mode`` (``paced`` or ``live``).
+    player: str | None = None
+    play_mode: str | None = None
 
     @property
     def seed(self) -> int:
@@ -289,6 +293,10 @@ def episode_meta(
     }
     if spec.monitor_dir is not None:
         meta["monitor_dir"] = str(spec.monitor_dir)
+    if spec.player is not None:
+        meta["agent"] = "human"
+        meta["player"] = spec.player
+        meta["play_mode"] = spec.play_mode or "paced"
     if outcome.screen is not None:
         meta["screen"] = list(outcome.screen)
     if outcome.final_probes:
@@ -431,6 +439,9 @@ def _play(
             return
         except PolicyFailed as exc:
             raise InfrastructureError(str(exc)) from exc.__cause__
+        except StopEpisode:  # a person ended the episode (the play page's End button)
+            outcome.stop_reason = "agent"
+            break
         outcome.model_s += decided.latency_s
         record = trace_record(decided, recorder.frames, info.get("probes"))
         before = frame

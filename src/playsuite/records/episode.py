@@ -86,7 +86,10 @@ class EpisodeMeta(TypedDict, total=False):
     """``meta.json``: every key the harness writes, in the order it writes them.
 
     ``monitor_dir``, ``screen`` and ``final_probes`` are written only when they apply (a
-    monitored game; a game that showed a frame; probes read at a clean end). A file may hold
+    monitored game; a game that showed a frame; probes read at a clean end); so are ``agent``
+    (``human``), ``player`` (a pseudonymous player id) and ``play_mode`` (``paced`` or
+    ``live``), written for an episode a person played (playsuite.human): a model's or a
+    baseline's episode has none of them. A file may hold
     keys beyond these (older or hand-made episodes); they are kept as they are.
     """
 
@@ -114,6 +117,9 @@ class EpisodeMeta(TypedDict, total=False):
     limits: Limits
     wall_timeout_s: float | None
     monitor_dir: str
+    agent: str
+    player: str
+    play_mode: str
     screen: list[int]
     final_probes: dict[str, Any]
     status: str
@@ -158,6 +164,9 @@ META_TYPES: dict[str, tuple[type, ...]] = {
     "limits": (dict,),
     "wall_timeout_s": (*_NUM, _NONE),
     "monitor_dir": (str,),
+    "agent": (str,),
+    "player": (str,),
+    "play_mode": (str,),
     "screen": (list,),
     "final_probes": (dict,),
     "native_clock": (dict,),
@@ -188,7 +197,9 @@ MODEL_TYPES: dict[str, tuple[type, ...]] = {
 }
 #: Keys written only when they apply; every other key of :data:`META_TYPES` is in each
 #: ``meta.json`` of the current format.
-OPTIONAL_META = frozenset({"monitor_dir", "screen", "final_probes", "native_clock"})
+OPTIONAL_META = frozenset(
+    {"monitor_dir", "agent", "player", "play_mode", "screen", "final_probes", "native_clock"}
+)
 #: Keys each format added: a file of an older format may lack them.
 #: ``condition_settings``: the condition's settings by dotted path (``history_k``, ``hz``,
 #: ``variant`` and any ``+{path}={value}`` of its name); ``sampling``: what the preset was played
