@@ -13,16 +13,26 @@ share of (pair, boolean field) comparisons where both said the same.
 
 from __future__ import annotations
 
+import csv
+import io
 import itertools
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import krippendorff
 import numpy as np
 import pandas as pd
 
+from playsuite.files import write_text_atomic
+from playsuite.harness.lock import exclusive_lock, lock_path_for
 from playsuite.judge.schema import BOOLEAN_FIELDS
 
 JUDGE_PREFIX = "judge:"
+#: The columns of a ratings CSV this package writes (judges' rows and the rating page's).
+RATING_COLUMNS: tuple[str, ...] = ("video_id", "rater", "level", *BOOLEAN_FIELDS)
+#: Longest wait for another rater's answer to be written before this one is refused.
+RATING_LOCK_WAIT_S = 30.0
 COLUMNS = (
     "comparison",
     "raters",
@@ -178,3 +188,47 @@ def read_ratings(path: str | Path) -> pd.DataFrame:
         return pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
     except FileNotFoundError:
         raise FileNotFoundError(f"ratings file not found: {path}") from None
+
+
+class DuplicateRating(ValueError):
+    """The rater has already rated the video: the first answer stands."""
+
+
+def add_rating(path: str | Path, row: Mapping[str, Any]) -> None:
+    """Add one rater's answer for one video to the ratings CSV ``path`` (created with the
+    :data:`RATING_COLUMNS` header when absent).
+
+    Several raters' pages, in one server or in several, may answer at the same moment: under an
+    exclusive lock on ``path.lock`` the file is read, the answer checked against it (a second
+    answer of the same rater for the same video raises :class:`DuplicateRating`), and the whole
+    file written anew atomically, so no answer is lost, none is doubled, and a crash leaves the
+    previous file whole. A file whose header is not :data:`RATING_COLUMNS` is refused rather
+    than mixed with.
+    """
+    path = Path(path)
+    values = {k: row.get(k) for k in RATING_COLUMNS}
+    clean_ratings(pd.DataFrame([values]))  # a level out of range, a field that is not boolean
+    with exclusive_lock(lock_path_for(path), wait_s=RATING_LOCK_WAIT_S, poll_s=0.02):
+        text = path.read_text(encoding="utf-8") if path.exists() else ""
+        if text.strip():
+            header = next(csv.reader([text.splitlines()[0]]))
+            if tuple(header) != RATING_COLUMNS:
+                raise ValueError(
+                    f"{path}: columns {header} are not the rating page's {list(RATING_COLUMNS)}"
+                )
+            done = read_ratings(path)
+            same = (done["video_id"] == str(values["video_id"])) & (
+                done["rater"] == str(values["rater"])
+            )
+            if same.any():
+                raise DuplicateRating(f"{values['rater']} has already rated {values['video_id']}")
+        else:
+            text = ",".join(RATING_COLUMNS) + "\n"
+        line = io.StringIO()
+        csv.writer(line, lineterminator="\n").writerow(
+            ["" if v is None else str(v).lower() if isinstance(v, bool) else v
+             for v in values.values()]
+        )
+        if not text.endswith("\n"):
+            text += "\n"
+        write_text_atomic(path, text + line.getvalue())

@@ -31,7 +31,7 @@ from typing import Any
 import pandas as pd
 
 from playsuite.config import Condition, ConfigError, schema_default
-from playsuite.judge.agreement import JUDGE_PREFIX
+from playsuite.judge.agreement import JUDGE_PREFIX, RATING_COLUMNS
 from playsuite.judge.episode import VIDEO
 from playsuite.judge.result import OK, read_judgement
 from playsuite.judge.schema import BOOLEAN_FIELDS
@@ -228,7 +228,7 @@ def judge_ratings(
             for field in BOOLEAN_FIELDS:
                 row[field] = bool(obj[field]) if ok else None
             rows.append(row)
-    return pd.DataFrame(rows, columns=["video_id", "rater", "level", *BOOLEAN_FIELDS])
+    return pd.DataFrame(rows, columns=list(RATING_COLUMNS))
 
 
 #: What the agreement table says when there are judge outputs but no human ratings.
