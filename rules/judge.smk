@@ -5,11 +5,17 @@
 # Which shards exist is planned by PLAN.judge_plan (playsuite.planning.judge) from play_targets(); the
 # engine checks' shards are judged by the check judge only.
 #
+# Episodes people played (results/runs/{corpus}/human/..., `playsuite human play`) that exist
+# when the workflow plans are judged too, in shards of their own, and reach the scores table.
+#
 # One judgement is a target too: results/judgements/{judge}/{corpus}/{preset}/{condition}/{game}.json
 # judges just that episode (rule judge_episode), playing it first when it has no meta.json.
 
 JUDGE_COSTS = PLAN.analysis.judge_costs  # judge jobs' cost records
-JUDGE_PLAN = PLAN.judge_plan(play_targets, engine_check_play_targets)
+# People's episodes (playsuite human play) on disk are judged with the models' (a human row).
+JUDGE_PLAN = PLAN.judge_plan(
+    lambda: play_targets() + PLAN.human_targets(), engine_check_play_targets
+)
 
 
 rule judge_shard:
@@ -109,7 +115,10 @@ rule judge_scores:
     container:
         PLAYSUITE_IMAGE
     params:
-        families={name: p.family for name, p in REGISTRY.presets.items()},
+        families={
+            **{name: p.family for name, p in REGISTRY.presets.items()},
+            paths.HUMAN_PRESET: paths.HUMAN_PRESET,
+        },
         genres=JUDGE_PLAN.genres,
     script:
         "../workflow/scripts/judge_scores.py"

@@ -209,6 +209,8 @@ rule play_episode:
         meta=paths.EPISODE_META,
     log:
         paths.log("play", "{corpus}", "{preset}", "{condition}", "episodes", "{game}"),
+    wildcard_constraints:
+        preset=paths.PLAYED_PRESET,
     conda:
         "../envs/playsuite.yaml"
     threads: 1

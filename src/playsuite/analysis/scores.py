@@ -34,8 +34,8 @@ __all__ = [
     "valid",
 ]
 
-#: Families in the order the paper's tables list them.
-FAMILY_ORDER: tuple[str, ...] = ("VLM", "CUA", "VLA", "baseline")
+#: Families in the order the paper's tables list them; people (playsuite.human) last.
+FAMILY_ORDER: tuple[str, ...] = ("VLM", "CUA", "VLA", "baseline", "human")
 
 #: Genre label of games whose catalog row has none.
 UNKNOWN_GENRE = "unclassified"

@@ -84,6 +84,13 @@ WILDCARDS = {
 }
 
 
+#: The preset folder of episodes people played (``playsuite human play``; playsuite.human).
+HUMAN_PRESET = "human"
+#: The presets a play rule may play: every one but the people's, whose episodes exist only
+#: because someone played them and are never replayed by the workflow.
+PLAYED_PRESET = rf"(?!{HUMAN_PRESET}/){WILDCARDS['preset']}"
+
+
 def _strip(path: str | os.PathLike[str]) -> PurePosixPath:
     """``path`` without a leading ``./`` or trailing ``/``, as the parsers expect it."""
     text = str(path)

@@ -10,6 +10,7 @@ every path it names comes from :mod:`playsuite.planning.paths`.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -199,6 +200,28 @@ class Plan:
             return self.table_of_game[game]
         except KeyError:
             raise ValueError(f"game {game!r} is in no configured corpus") from None
+
+    def human_targets(self) -> list[str]:
+        """``meta.json`` of every episode a person played (``playsuite human play``) that is on
+        disk now, for a configured corpus, game and condition: the judge stage judges them
+        like the models' (they are in no play shard), so their scores, and a human row in the
+        tables, follow. None with ``analysis.scores``."""
+        if self.scores_given:
+            return []
+        found = []
+        for corpus in self.config["corpora"]:
+            games = {g.id for g in corpus_games(self.config, corpus)}
+            for condition in self.config["conditions"]:
+                run = Path(paths.RUN_DIR.format(
+                    corpus=corpus, preset=paths.HUMAN_PRESET, condition=condition
+                ))
+                if run.is_dir():
+                    found += [
+                        str(run / game / "meta.json")
+                        for game in sorted(games)
+                        if (run / game / "meta.json").is_file()
+                    ]
+        return found
 
     def launch_targets(self) -> list[str]:
         """Launch validation of every game, one job per acquisition block (rule
