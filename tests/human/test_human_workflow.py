@@ -76,7 +76,10 @@ def work(repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     acquire(entry, games)
     condition = Condition.parse(CONDITION)
     session = PlaySession("paced", condition.step_seconds)
-    press = [[{"kind": "key", "keys": ["space"]}], [{"kind": "hold", "keys": ["right"], "seconds": 1}]]
+    press = [
+        [{"kind": "key", "keys": ["space"]}],
+        [{"kind": "hold", "keys": ["right"], "seconds": 1}],
+    ]
     threading.Thread(target=answer_steps, args=(session, press), daemon=True).start()
     out = work / "results" / "runs" / "test" / "human" / CONDITION / "probe-a"
     run = HumanRun(

@@ -83,7 +83,9 @@ def test_paced_play_through_the_page_is_recorded_as_an_episode(
     page = browser.new_page()
     page.goto(served.url)
     wait_for_step(page, 0)
-    assert "Space scores a point" in (page.text_content("#prompt") or "")  # the model's prompt, shown
+    assert "Space scores a point" in (
+        page.text_content("#prompt") or ""
+    )  # the model's prompt, shown
     page.keyboard.press("Space")  # a short press: one key tap, sent as step 0's answer
     wait_for_step(page, 1)
     page.click("#screen", position={"x": 100, "y": 50})  # a click at game pixel (100, 50)

@@ -32,9 +32,9 @@ def study(tmp_path: Path) -> RatingStudy:
             writer.add(np.full((48, 64, 3), (40 * n + 5 * i) % 255, dtype=np.uint8))
         writer.close()
     raters = tmp_path / "validation" / "raters.csv"
-    pd.DataFrame(
-        {"video_id": VIDEOS, "video": [str(folder / f"{v}.mp4") for v in VIDEOS]}
-    ).to_csv(raters, index=False)
+    pd.DataFrame({"video_id": VIDEOS, "video": [str(folder / f"{v}.mp4") for v in VIDEOS]}).to_csv(
+        raters, index=False
+    )
     secret = study_secret(tmp_path / "study.secret")
     return RatingStudy.load(raters, tmp_path / "ratings.csv", secret)
 

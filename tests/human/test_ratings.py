@@ -3,6 +3,7 @@ and ``playsuite human sample`` (the validation set's sampler)."""
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import sys
 from pathlib import Path
@@ -26,15 +27,18 @@ NOTHING["death_or_game_over_count"] = 0
 
 
 def row(video: str, rater: str, level: int = 1) -> dict:
-    return {"video_id": video, "rater": rater, "level": level, **dict.fromkeys(BOOLEAN_FIELDS, True)}
+    return {
+        "video_id": video,
+        "rater": rater,
+        "level": level,
+        **dict.fromkeys(BOOLEAN_FIELDS, True),
+    }
 
 
 def _rate_many(path: str, rater: str, videos: list[str]) -> None:
     for video in videos:
-        try:
+        with contextlib.suppress(DuplicateRating):
             add_rating(path, row(video, rater))
-        except DuplicateRating:
-            pass
 
 
 @pytest.mark.slow

@@ -31,9 +31,7 @@ def _play(args: argparse.Namespace) -> int:
     else:
         condition = Condition.parse(PACED_CONDITION)
     player = pseudonym(args.player, study_secret(args.secret), "p")
-    out = Path(
-        args.out or Path(args.runs_dir) / args.corpus / "human" / condition.name / game.id
-    )
+    out = Path(args.out or Path(args.runs_dir) / args.corpus / "human" / condition.name / game.id)
     if (out / "meta.json").exists():
         print(
             f"playsuite human play: error: {out} already holds an episode; "
@@ -81,9 +79,8 @@ def _rate(args: argparse.Namespace) -> int:
 
 
 def _sample(args: argparse.Namespace) -> int:
-    from playsuite.planning.validation_jobs import validation_sample_job
-
     from playsuite.config import schema_default
+    from playsuite.planning.validation_jobs import validation_sample_job
 
     per_corpus = {}
     if not args.per_corpus:
@@ -145,7 +142,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Raters answer the judges' milestone questions for each blinded video; "
         "answers are added to RATINGS.csv (the format of `playsuite agreement`).",
     )
-    r.add_argument("--raters", required=True, help="the raters' list (results/validation/raters.csv)")
+    r.add_argument(
+        "--raters", required=True, help="the raters' list (results/validation/raters.csv)"
+    )
     r.add_argument("--ratings", required=True, help="ratings CSV to add answers to")
     r.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: any free)")
     r.add_argument("--secret", default=DEFAULT_SECRET, help="the study's pseudonym key file")

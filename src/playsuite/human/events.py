@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from playsuite.actions import Action, Click, Hold, KeyNameError, Move, Scroll, normalize_key
-from playsuite.actions.canonical import MAX_HOLD_SECONDS, ActionError
+from playsuite.actions.canonical import MAX_HOLD_SECONDS
 
 #: Event types the page sends.
 EVENT_TYPES = frozenset({"keydown", "keyup", "mousedown", "mouseup", "mousemove", "wheel"})
@@ -137,10 +137,7 @@ class LiveInput:
         actions += _folded(clicks) + scrolls
         pressed = carried + [k for k in pressed if k not in carried]
         if pressed:
-            try:
-                actions.append(Hold(tuple(pressed), min(seconds, MAX_HOLD_SECONDS)))
-            except ActionError:  # no key left that the grammar knows
-                pass
+            actions.append(Hold(tuple(pressed), min(seconds, MAX_HOLD_SECONDS)))
         return actions, events
 
 

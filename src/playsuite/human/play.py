@@ -28,7 +28,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -112,9 +112,7 @@ class PlaySession:
         return self._live_slice(request)
 
     def _paced(self, request: StepRequest) -> HumanAnswer:
-        deadline = (
-            None if request.wall_left_s is None else time.monotonic() + request.wall_left_s
-        )
+        deadline = None if request.wall_left_s is None else time.monotonic() + request.wall_left_s
         with self._cond:
             self._waiting, self._answer = True, None
             self._cond.notify_all()
@@ -201,9 +199,7 @@ class PlaySession:
                 raise PlayError("press Start first")
             now = time.perf_counter() - self._started
             try:
-                parsed = [
-                    parse_event(e, _stamp(e, now), self._screen or (1, 1)) for e in events
-                ]
+                parsed = [parse_event(e, _stamp(e, now), self._screen or (1, 1)) for e in events]
             except EventError as exc:
                 raise PlayError(str(exc)) from None
             for event in parsed:
@@ -277,7 +273,7 @@ class HumanRun:
     mode: str
     condition: Condition
     corpus: str = "local"
-    limits: EpisodeLimits = EpisodeLimits()
+    limits: EpisodeLimits = field(default_factory=EpisodeLimits)
     video_fps: float = 30.0
     sandbox: str = "bwrap"
     base_seed: int = 0

@@ -100,7 +100,7 @@ class PageServer:
         class _Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+            def log_message(self, format: str, *args: Any) -> None:
                 pass  # the pages poll: a line per request would drown the console
 
             def do_GET(self) -> None:

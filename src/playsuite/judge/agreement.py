@@ -226,8 +226,10 @@ def add_rating(path: str | Path, row: Mapping[str, Any]) -> None:
             text = ",".join(RATING_COLUMNS) + "\n"
         line = io.StringIO()
         csv.writer(line, lineterminator="\n").writerow(
-            ["" if v is None else str(v).lower() if isinstance(v, bool) else v
-             for v in values.values()]
+            [
+                "" if v is None else str(v).lower() if isinstance(v, bool) else v
+                for v in values.values()
+            ]
         )
         if not text.endswith("\n"):
             text += "\n"

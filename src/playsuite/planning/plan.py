@@ -10,10 +10,10 @@ every path it names comes from :mod:`playsuite.planning.paths`.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
 from typing import Any
 
 from playsuite.analysis.settings import AnalysisSettings, analysis_settings
@@ -212,9 +212,11 @@ class Plan:
         for corpus in self.config["corpora"]:
             games = {g.id for g in corpus_games(self.config, corpus)}
             for condition in self.config["conditions"]:
-                run = Path(paths.RUN_DIR.format(
-                    corpus=corpus, preset=paths.HUMAN_PRESET, condition=condition
-                ))
+                run = Path(
+                    paths.RUN_DIR.format(
+                        corpus=corpus, preset=paths.HUMAN_PRESET, condition=condition
+                    )
+                )
                 if run.is_dir():
                     found += [
                         str(run / game / "meta.json")
