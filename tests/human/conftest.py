@@ -24,23 +24,26 @@ def browser() -> Iterator[object]:
 
 
 @pytest.fixture
-def probe_game() -> GameEntry:
-    """The probe fixture game: Space scores, a left click leaves a mark, arrows move; its
-    probes read the score, the marks and the square's position."""
-    return GameEntry.from_dict(
-        {
-            "id": "probe-game",
-            "title": "Probe game",
-            "source": "local",
-            "package": str(REPO / "tests" / "fixtures" / "probe_game"),
-            "runtime": "pygame",
-            "entry": "main.py",
-            "controls": "Arrow keys move the square, Space scores a point.",
-            "probes": {
-                "score": "main['score']",
-                "marks": "len(main['marks'])",
-                "x": "main['x']",
-                "mark": "str(main['marks'][-1]) if main['marks'] else ''",
-            },
-        }
-    )
+def probe_game(probe_row: dict) -> GameEntry:
+    return GameEntry.from_dict(probe_row)
+
+
+@pytest.fixture
+def probe_row() -> dict:
+    """The probe fixture game's corpus row: Space scores, a left click leaves a mark, arrows
+    move; its probes read the score, the marks and the square's position."""
+    return {
+        "id": "probe-game",
+        "title": "Probe game",
+        "source": "local",
+        "package": str(REPO / "tests" / "fixtures" / "probe_game"),
+        "runtime": "pygame",
+        "entry": "main.py",
+        "controls": "Arrow keys move the square, Space scores a point.",
+        "probes": {
+            "score": "main['score']",
+            "marks": "len(main['marks'])",
+            "x": "main['x']",
+            "mark": "str(main['marks'][-1]) if main['marks'] else ''",
+        },
+    }

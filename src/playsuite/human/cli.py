@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from playsuite.harness.cli import step_count
+
 #: Where a study keeps its key for pseudonymous ids (playsuite.human.identity).
 DEFAULT_SECRET = "results/humans/study.secret"
 PACED_CONDITION = "k0-hz0.33-base"
@@ -128,7 +130,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--runs-dir", default="results/runs", help="root of the episode folders")
     p.add_argument("--out", help="episode directory (default: RUNS/CORPUS/human/COND/GAME)")
     p.add_argument("--games-dir", default="results/games", help="where games are acquired")
-    p.add_argument("--steps", type=int, help="stop after N steps (default: the paper's caps)")
+    p.add_argument(
+        "--steps", type=step_count, help="stop after N steps (default: the paper's caps)"
+    )
     p.add_argument("--wall-timeout", type=float, default=3600.0, help="seconds per episode")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: any free)")
