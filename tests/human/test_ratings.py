@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -21,6 +20,7 @@ from playsuite.judge.agreement import (
     read_ratings,
 )
 from playsuite.judge.schema import BOOLEAN_FIELDS
+from playsuite.records.manifest import EpisodeSummary, write_manifest
 
 NOTHING = {**dict.fromkeys(BOOLEAN_FIELDS, False), "distinct_interactions": 0}
 NOTHING["death_or_game_over_count"] = 0
@@ -106,16 +106,41 @@ def asked_order() -> list[str]:
     return list(milestone_schema()["properties"])
 
 
+def played(root: Path, corpora: dict[str, int]) -> list[Path]:
+    """Play shard manifests of two presets x two conditions per corpus, every episode ``ok``
+    with a (stand-in) video."""
+    manifests = []
+    for corpus, count in corpora.items():
+        for preset in ("model-a", "model-b"):
+            for condition in ("k0-hz0.33-base", "k3-hz0.33-base"):
+                run = root / "results/runs" / corpus / preset / condition
+                rows = []
+                for g in range(count):
+                    episode = run / f"{corpus}-g{g}"
+                    episode.mkdir(parents=True)
+                    (episode / "episode.mp4").write_bytes(b"video")
+                    rows.append(
+                        EpisodeSummary(
+                            game=episode.name,
+                            status="ok",
+                            steps=10,
+                            frames=100,
+                            t_game=30.0,
+                            wall_s=40.0,
+                            invalid_rate=0.0,
+                            episode_dir=str(episode),
+                        )
+                    )
+                write_manifest(run / "shards/s0000.tsv", rows)
+                manifests.append(run / "shards/s0000.tsv")
+    return manifests
+
+
 @pytest.mark.slow
 def test_human_sample_draws_the_validation_set(tmp_path: Path) -> None:
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "judge"))
-    try:
-        from test_validation import play_runs
-    finally:
-        sys.path.pop(0)
     from playsuite.cli import main
 
-    manifests = play_runs(tmp_path, {"itch": 4, "pyweek": 2})
+    manifests = played(tmp_path, {"itch": 4, "pyweek": 2})
     out = tmp_path / "validation"
     code = main(
         ["human", "sample", *map(str, manifests), "--per-corpus", "itch=6", "pyweek=3",
@@ -127,3 +152,4 @@ def test_human_sample_draws_the_validation_set(tmp_path: Path) -> None:
     assert all(Path(v).is_file() for v in raters["video"])
     sample = pd.read_csv(out / "sample.tsv", sep="\t")
     assert sample.groupby("corpus").size().to_dict() == {"itch": 6, "pyweek": 3}
+    assert set(sample["preset"]) == {"model-a", "model-b"}

@@ -181,7 +181,7 @@ def routes(study: RatingStudy) -> dict[tuple[str, str], Callable[[Request], Repl
         path = study.videos.get(video_id)
         if path is None:
             return Reply.error(f"no video {video_id!r}", 404)
-        return file_reply(path, "video/mp4", request.query.get("_range"))
+        return file_reply(path, "video/mp4", request.range)
 
     return {
         ("GET", "/"): lambda r: Reply(200, page("rate.html"), "text/html; charset=utf-8"),

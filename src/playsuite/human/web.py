@@ -32,11 +32,13 @@ MAX_BODY = 256 * 1024
 
 @dataclass
 class Request:
-    """One request: ``query`` (first value of each parameter) and the JSON ``body`` (or None)."""
+    """One request: ``query`` (first value of each parameter), the JSON ``body`` (or None) and
+    the ``Range`` header (a video element's seek; empty when absent)."""
 
     path: str
     query: dict[str, str]
     body: Any = None
+    range: str = ""
 
 
 @dataclass
@@ -172,8 +174,7 @@ class PageServer:
                 body = json.loads(raw or b"null")
             except ValueError:
                 return Reply.error("the request body is not JSON")
-        request = Request(path, query, body)
-        request.query["_range"] = http.headers.get("Range") or ""
+        request = Request(path, query, body, http.headers.get("Range") or "")
         try:
             return handler(request)
         except Exception as exc:  # a bug: the page shows it and the server keeps serving
