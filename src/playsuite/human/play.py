@@ -112,7 +112,7 @@ class PlaySession:
         return self._live_slice(request)
 
     def _paced(self, request: StepRequest) -> HumanAnswer:
-        deadline = None if request.wall_left_s is None else time.monotonic() + request.wall_left_s
+        deadline = _deadline(request)
         with self._cond:
             self._waiting, self._answer = True, None
             self._cond.notify_all()
@@ -128,8 +128,11 @@ class PlaySession:
                 self._waiting = False
 
     def _live_slice(self, request: StepRequest) -> HumanAnswer:
+        deadline = _deadline(request)
         with self._cond:
             while self._started is None and not self._ended:
+                if deadline is not None and time.monotonic() >= deadline:
+                    return HumanAnswer([Wait()], {"timed_out": True})  # the loop times out
                 self._cond.wait(POLL_S)  # the game stays frozen until the person starts
             if self._ended:
                 raise StopEpisode("the player ended the episode")
@@ -216,6 +219,12 @@ class PlaySession:
             self.result = result
             self._ended = True
             self._cond.notify_all()
+
+
+def _deadline(request: StepRequest) -> float | None:
+    """When (``time.monotonic``) the episode's wall-clock limit runs out; None: no limit. A
+    person who never answers must not hold the game (and its sandbox) forever."""
+    return None if request.wall_left_s is None else time.monotonic() + request.wall_left_s
 
 
 def _stamp(event: Any, now: float) -> float:
