@@ -117,3 +117,13 @@ def test_the_human_preset_reads_the_standard_grammar() -> None:
     preset = human_preset()
     assert (preset.name, preset.family, preset.parser) == ("human", "human", "standard")
     assert not preset.needs_server and Wait() is not None
+
+
+def test_a_page_nobody_answers_lets_the_episode_time_out() -> None:
+    frame = np.zeros((SCREEN[1], SCREEN[0], 3), np.uint8)
+    late = StepRequest(frame, {}, 0, 0.0, SCREEN, "", wall_left_s=0.2)
+    for mode in ("paced", "live"):
+        started = time.perf_counter()
+        answer = PlaySession(mode, 0.1).answer(late)
+        assert list(answer.actions) == [Wait()] and answer.info == {"timed_out": True}
+        assert time.perf_counter() - started < 2.0
