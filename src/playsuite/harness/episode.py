@@ -50,10 +50,17 @@ from playsuite.agents.policy import Policy
 from playsuite.config import Condition
 from playsuite.corpus import GameEntry
 from playsuite.files import InsufficientSpace
+from playsuite.harness.protocol import PlayProtocol, game_over
 from playsuite.harness.recorder import EpisodeRecorder
 from playsuite.harness.wrappers import Recording, WallClock
 from playsuite.inference.client import InferenceRequestError
-from playsuite.records.episode import META_FORMAT, EpisodeMeta, ModelRecord, TraceStep
+from playsuite.records.episode import (
+    META_FORMAT,
+    Attempt,
+    EpisodeMeta,
+    ModelRecord,
+    TraceStep,
+)
 from playsuite.registry import Preset
 from playsuite.runtimes.base import GameFailure, RunStatus, Runtime, RuntimeOptions
 from playsuite.runtimes.env import GameEnv
@@ -102,14 +109,16 @@ def episode_settings(
     seed: int,
     video_fps: float,
     limits: EpisodeLimits,
+    protocol: PlayProtocol | None = None,
 ) -> dict[str, Any]:
     """What decides how an episode is played, as its ``meta.json`` records it.
 
     A rerun compares these with the current job's (:func:`settings_changes`): an episode played
     with other settings (e.g. another ``play.steps``) is not the episode the job asks for. The
     wall-clock limit is left out: it is a safety bound, not part of what an episode is.
+    The protocol (playsuite.harness.protocol) is recorded when given.
     """
-    return {
+    settings: dict[str, Any] = {
         "corpus": corpus,
         "game": game_id,
         "preset": preset,
@@ -122,6 +131,9 @@ def episode_settings(
             "max_frames": limits.max_frames,
         },
     }
+    if protocol is not None:
+        settings["protocol"] = protocol.as_dict()
+    return settings
 
 
 def settings_changes(meta: dict[str, Any], expected: dict[str, Any]) -> list[str]:
@@ -167,6 +179,8 @@ class EpisodeSpec:
     #: What the job's model server serves (ShardJob.served_model); None when the caller ran no
     #: server of its own (meta.json then records what the preset says, see model_record).
     served_model: ModelRecord | None = None
+    #: How the game's clock and a game over are treated (playsuite.harness.protocol).
+    protocol: PlayProtocol = field(default_factory=PlayProtocol.from_schema)
 
     @property
     def seed(self) -> int:
@@ -184,6 +198,7 @@ class EpisodeSpec:
             seed=self.seed,
             video_fps=self.runtime_options.video_fps,
             limits=self.limits,
+            protocol=self.protocol,
         )
 
 
@@ -249,6 +264,8 @@ class EpisodeOutcome:
     native_clock: dict[str, Any] = field(default_factory=dict)
     model_s: float = 0.0
     invalid_steps: int = 0
+    #: The game's launches under ``reset_on_fail`` (meta.json's ``attempts``), first one included.
+    attempts: list[Attempt] = field(default_factory=list)
     started: float = field(default_factory=time.perf_counter)
     #: This process only: the game and the model run elsewhere.
     cpu_started: float = field(default_factory=time.process_time)
@@ -295,6 +312,8 @@ def episode_meta(
         meta["final_probes"] = outcome.final_probes
     if outcome.native_clock:
         meta["native_clock"] = outcome.native_clock
+    if outcome.attempts:
+        meta["attempts"] = outcome.attempts
     steps = recorder.steps
     meta.update(
         {
@@ -369,7 +388,7 @@ def run_episode(
         game.prepare()  # a runtime that cannot even be built is raised, not blamed on the game
         env = Recording(clock, recorder)
         try:
-            _play(spec.limits, agent, env, clock, outcome, on_step)
+            _play(spec.limits, spec.protocol, agent, env, clock, outcome, on_step)
         except GameFailure as failure:
             outcome.status, outcome.error = failure.status, str(failure)
         except InfrastructureError:
@@ -393,6 +412,7 @@ def run_episode(
 
 def _play(
     limits: EpisodeLimits,
+    protocol: PlayProtocol,
     agent: Agent,
     env: Recording,
     clock: WallClock,
@@ -402,16 +422,19 @@ def _play(
     """Launch the game, then play steps until a cap or the game's end; fills ``outcome``.
 
     Game failures at launch, and bugs, are raised; a failing step ends the episode with its
-    status after the step (and the frames the game managed) is recorded.
+    status after the step (and the frames the game managed) is recorded. Under the protocol's
+    ``realtime`` the model's thinking time is played before each step's actions; under
+    ``reset_on_fail`` a game over relaunches the game (playsuite.harness.protocol).
     """
     recorder = env.recorder
-    started = time.perf_counter()
-    try:
-        frame, info = env.reset()
-    finally:
-        outcome.launch_s = time.perf_counter() - started
+    fps = recorder.fps
+    frame, info = _launch(env, outcome)
     outcome.screen = (frame.shape[1], frame.shape[0])
+    # Game time of the episode: a relaunched game's clock starts again at 0, the episode's not.
+    offset = 0.0
     t_game = 0.0
+    if protocol.reset_on_fail:
+        outcome.attempts.append(_attempt(0, 0, 0.0, outcome.launch_s))
     while True:
         if reason := _should_stop(limits, recorder.steps, t_game, recorder.frames):
             outcome.stop_reason = reason
@@ -420,8 +443,9 @@ def _play(
             outcome.status = RunStatus.TIMEOUT
             outcome.error = f"episode exceeded its wall-clock limit of {limits.wall_timeout_s} s"
             return
+        asked = time.perf_counter()
         try:
-            decided = agent.act(frame, info["t_game"], clock.left_s())
+            decided = agent.act(frame, offset + info["t_game"], clock.left_s())
         except InferenceRequestError as exc:
             # The server refused the request itself (too many images, a prompt over the
             # context): the same request would fail again, so replaying cannot help.
@@ -431,8 +455,24 @@ def _play(
             return
         except PolicyFailed as exc:
             raise InfrastructureError(str(exc)) from exc.__cause__
+        think_s = time.perf_counter() - asked
         outcome.model_s += decided.latency_s
         record = trace_record(decided, recorder.frames, info.get("probes"))
+        if protocol.reset_on_fail:
+            record["attempt"] = len(outcome.attempts) - 1
+        if protocol.realtime:
+            # GameWorld-RT: the game ran on while the model thought; its answer lands later.
+            thought = think_game_seconds(think_s, fps)
+            record["think_s"] = round(think_s, 4)
+            record["think_game_s"] = round(thought, 6)
+            if thought > 0:
+                frame, _, ended, _, info = env.advance(thought)
+                if ended:  # the game failed while the model thought: the step never applied
+                    recorder.add_step(record)
+                    outcome.status, outcome.error = RunStatus(info["status"]), info["error"]
+                    return
+                record["t_game"] = round(offset + info["t_game"], 6)
+                record["frame"] = recorder.frames
         before = frame
         try:
             frame, _, ended, _, info = env.step(decided.actions)
@@ -440,21 +480,73 @@ def _play(
             if hasattr(exc, "slice_frames"):  # the slice was played: its step is evidence
                 recorder.add_step(record)
             raise
+        over = not ended and protocol.reset_on_fail and game_over(info.get("probes"))
+        if over:
+            record["attempt_end"] = {
+                "probes": info.get("probes") or {},
+                "t_game": round(offset + info["t_game"], 6),
+            }
         recorder.add_step(record)
         outcome.invalid_steps += decided.invalid  # counted once the step is recorded
         if ended:  # the game quit, crashed or hung: its status, with everything so far kept
             outcome.status, outcome.error = RunStatus(info["status"]), info["error"]
             return
-        t_game = info["t_game"]
+        t_game = offset + info["t_game"]
         agent.observe_result(screen_changed(before, frame))
         if on_step is not None:
             on_step(decided.step, t_game)
+        if over:
+            outcome.attempts[-1]["end"] = "game_over"
+            if _should_stop(limits, recorder.steps, t_game, recorder.frames):
+                continue  # the budget is spent: no attempt left to play
+            offset = t_game
+            frame, info = _relaunch(env, outcome, recorder, t_game)
     outcome.final_probes = env.unwrapped.probes()  # type: ignore[attr-defined]
     runtime = env.unwrapped.runtime  # type: ignore[attr-defined]
-    asked = getattr(runtime, "asked_clock_rate", 1.0)
-    if asked != 1.0:
+    asked_rate = getattr(runtime, "asked_clock_rate", 1.0)
+    if asked_rate != 1.0:
         outcome.native_clock = {
-            "asked": asked,
+            "asked": asked_rate,
             "rate": runtime.clock_rate,
             "fallback": runtime.clock_fallback,
         }
+
+
+def think_game_seconds(think_s: float, fps: float) -> float:
+    """The game time a model's ``think_s`` seconds of thinking are played as: whole video
+    frames (the video stays game time), 0 for a wait shorter than half a frame."""
+    return round(think_s * fps) / fps
+
+
+def _attempt(step: int, frame: int, t_game: float, launch_s: float) -> Attempt:
+    return {
+        "step": step,
+        "frame": frame,
+        "t_game": round(t_game, 6),
+        "launch_s": round(launch_s, 4),
+        "end": "",
+    }
+
+
+def _launch(env: Recording, outcome: EpisodeOutcome) -> tuple[np.ndarray, dict[str, Any]]:
+    started = time.perf_counter()
+    try:
+        return env.reset()
+    finally:
+        outcome.launch_s = time.perf_counter() - started
+
+
+def _relaunch(
+    env: Recording, outcome: EpisodeOutcome, recorder: EpisodeRecorder, t_game: float
+) -> tuple[np.ndarray, dict[str, Any]]:
+    """Start the game again after a game over (``reset_on_fail``): a new attempt."""
+    started = time.perf_counter()
+    try:
+        frame, info = env.reset()
+    except GameFailure as failure:
+        raise GameFailure(
+            failure.status, f"relaunch after a game over failed: {failure}", failure.frames
+        ) from failure
+    launch_s = time.perf_counter() - started
+    outcome.attempts.append(_attempt(recorder.steps, recorder.frames, t_game, launch_s))
+    return frame, info
