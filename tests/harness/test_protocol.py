@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from playsuite.config import ConfigError, Condition
+from playsuite.config import Condition, ConfigError
 from playsuite.harness.cli import limits_for
 from playsuite.harness.episode import EpisodeSpec, run_episode, think_game_seconds
 from playsuite.harness.protocol import PlayProtocol, check_condition_protocol, game_over
@@ -48,7 +48,7 @@ def test_the_schema_default_is_the_paused_protocol_and_a_condition_overrides_it(
     # a condition that sets nothing keeps the run's own settings
     own = PlayProtocol(50, True, False)
     assert own.for_condition(Condition.parse("k0-hz1-base")) == own
-    with pytest.raises(ConfigError, match="play.action_budget"):
+    with pytest.raises(ConfigError, match=r"play\.action_budget"):
         Condition.parse("k0-hz1-base+play.action_budget=0")
     with pytest.raises(ConfigError, match="not both"):
         check_condition_protocol(Condition.parse("k0-hz1-base+play.action_budget=5+play.steps=3"))
