@@ -4,7 +4,9 @@ The loop is DESIGN.md §2: observe → agent (prompt from template, game text an
 policy; raw text; parser) → canonical actions → one step of the game's Gymnasium env
 (:class:`~playsuite.runtimes.env.GameEnv`: ``runtime.act`` for one step's slice of game time)
 → record. Game time only moves inside ``act``, so however long the policy thinks, the video holds
-game time. The :class:`~playsuite.agents.agent.Agent` owns everything about the model's side,
+game time (unless the condition plays in real time, when the loop itself plays the thinking
+time as game time first: playsuite.harness.protocol, which also holds the action budget and
+reset on fail). The :class:`~playsuite.agents.agent.Agent` owns everything about the model's side,
 wrappers (playsuite.harness.wrappers) bound the waits and record the frames, and the loop here
 only checks the caps, passes frames and actions, and sorts out how the episode ended.
 
