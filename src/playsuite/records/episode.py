@@ -85,8 +85,9 @@ class ModelRecord(TypedDict):
 class EpisodeMeta(TypedDict, total=False):
     """``meta.json``: every key the harness writes, in the order it writes them.
 
-    ``monitor_dir``, ``screen`` and ``final_probes`` are written only when they apply (a
-    monitored game; a game that showed a frame; probes read at a clean end). A file may hold
+    ``monitor_dir``, ``screen``, ``final_probes`` and ``attempts`` are written only when they
+    apply (a monitored game; a game that showed a frame; probes read at a clean end; an episode
+    played with ``reset_on_fail``); ``protocol`` by every episode since it existed. A file may hold
     keys beyond these (older or hand-made episodes); they are kept as they are.
     """
 
