@@ -81,3 +81,15 @@ def test_steps_and_an_action_budget_together_are_refused(
 ) -> None:
     with pytest.raises(ConfigError, match="not both"):
         shard_units(with_play(default, conditions, **play), registry)
+
+
+def test_the_gameworld_ablation_plans_paused_and_real_time(default: dict, registry) -> None:
+    config = copy.deepcopy(default)
+    config["analysis"]["ablations"] = ["config/ablations/gameworld.yaml"]
+    units = [u for u in shard_units(config, registry) if "+play." in u.condition]
+    base = "k0-hz1-base+play.action_budget=100"
+    assert {u.condition for u in units} == {
+        f"{base}+play.reset_on_fail=true",
+        f"{base}+play.realtime=true+play.reset_on_fail=true",
+    }
+    assert {u.preset for u in units} == set(default["presets"])
