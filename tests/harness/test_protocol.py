@@ -16,7 +16,12 @@ import pytest
 
 from playsuite.config import Condition, ConfigError
 from playsuite.harness.cli import limits_for
-from playsuite.harness.episode import EpisodeSpec, run_episode, think_game_seconds
+from playsuite.harness.episode import (
+    EpisodeSpec,
+    run_episode,
+    settings_changes,
+    think_game_seconds,
+)
 from playsuite.harness.protocol import PlayProtocol, check_condition_protocol, game_over
 from playsuite.judge.episode import load_episode
 from playsuite.judge.tasks import Task, task_outcome
@@ -187,3 +192,18 @@ def test_task_progress_keeps_the_best_attempt(tmp_path: Path) -> None:
     assert out.progress == pytest.approx(65 / 95)
     fixed = Task("g", "score_50", "Score 50.", "score", target=50, baseline=0)
     assert task_outcome(fixed, fake).success is True and task_outcome(fixed, fake).best == 70.0
+
+
+def test_an_episode_played_with_another_protocol_is_not_the_one_asked(tmp_path: Path) -> None:
+    """A run whose play.realtime changed keeps the condition's folder: the node runner must see
+    that the recorded episode was played otherwise (and replay it)."""
+    paused = spec_for(tmp_path, max_steps=1)
+    make, _ = fake_runtimes()
+    meta = run_episode(paused, FakePolicy(), make)
+    assert settings_changes(meta, paused.settings) == []
+    real = with_protocol(paused, realtime=True)
+    real_change = ["protocol.realtime: played with False, asked True"]
+    assert settings_changes(meta, real.settings) == real_change
+    older = {k: v for k, v in meta.items() if k != "protocol"}  # played before protocols
+    assert settings_changes(older, paused.settings) == []  # ... which was paused
+    assert settings_changes(older, real.settings) == real_change

@@ -52,7 +52,7 @@ from playsuite.agents.policy import Policy
 from playsuite.config import Condition
 from playsuite.corpus import GameEntry
 from playsuite.files import InsufficientSpace
-from playsuite.harness.protocol import PlayProtocol, game_over
+from playsuite.harness.protocol import BEFORE_PROTOCOLS, PlayProtocol, game_over
 from playsuite.harness.recorder import EpisodeRecorder
 from playsuite.harness.wrappers import Recording, WallClock
 from playsuite.inference.client import InferenceRequestError
@@ -141,8 +141,10 @@ def episode_settings(
 def settings_changes(meta: dict[str, Any], expected: dict[str, Any]) -> list[str]:
     """The settings in which a recorded episode differs from ``expected``, one line each
     (``limits.max_steps: played with 4, asked 8``). A setting the episode does not record (an
-    episode from an older version) cannot be compared and is not reported."""
+    episode from an older version) cannot be compared and is not reported, except the protocol:
+    an episode from before it was recorded was played paused."""
     changes = []
+    meta = {"protocol": BEFORE_PROTOCOLS.as_dict(), **meta}
     for key, want in expected.items():
         if key not in meta:
             continue

@@ -67,6 +67,11 @@ class PlayProtocol:
         return {name: getattr(self, name) for name in SETTINGS}
 
 
+#: What an episode recorded before ``meta.json`` had ``protocol`` was played with (a fact about
+#: old episodes, not a default: the defaults are the schema's).
+BEFORE_PROTOCOLS = PlayProtocol(action_budget=None, reset_on_fail=False, realtime=False)
+
+
 def check_condition_protocol(condition: Condition) -> None:
     """Refuse a condition whose protocol settings contradict each other or the run's.
 
