@@ -207,3 +207,15 @@ def test_an_episode_played_with_another_protocol_is_not_the_one_asked(tmp_path: 
     older = {k: v for k, v in meta.items() if k != "protocol"}  # played before protocols
     assert settings_changes(older, paused.settings) == []  # ... which was paused
     assert settings_changes(older, real.settings) == real_change
+
+
+def test_a_game_that_crashes_while_the_model_thinks_ends_the_episode(tmp_path: Path) -> None:
+    """The first slice the fake game plays is the thinking time: it crashes there, so the
+    step's actions never reach it; the step is still recorded, the crash is the game's."""
+    spec = with_protocol(spec_for(tmp_path, max_steps=3), realtime=True)
+    make, record = fake_runtimes(FakeGame(crash_at=0))
+    meta = run_episode(spec, FakePolicy([RIGHT], wait_s=0.6), make)
+    assert (meta["status"], meta["steps"]) == ("crashed", 1), meta
+    assert [(len(a), s) for a, s in record.acts] == [(0, 0.5)]
+    (step,) = trace_of(spec)
+    assert step["think_game_s"] == 0.5 and step["t_game"] == 0.0  # it never applied

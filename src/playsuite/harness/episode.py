@@ -431,7 +431,6 @@ def _play(
     ``reset_on_fail`` a game over relaunches the game (playsuite.harness.protocol).
     """
     recorder = env.recorder
-    fps = recorder.fps
     frame, info = _launch(env, outcome)
     outcome.screen = (frame.shape[1], frame.shape[0])
     # Game time of the episode: a relaunched game's clock starts again at 0, the episode's not.
@@ -464,19 +463,13 @@ def _play(
         record = trace_record(decided, recorder.frames, info.get("probes"))
         if protocol.reset_on_fail:
             record["attempt"] = len(outcome.attempts) - 1
-        if protocol.realtime:
-            # GameWorld-RT: the game ran on while the model thought; its answer lands later.
-            thought = think_game_seconds(think_s, fps)
-            record["think_s"] = round(think_s, 4)
-            record["think_game_s"] = round(thought, 6)
-            if thought > 0:
-                frame, _, ended, _, info = env.advance(thought)
-                if ended:  # the game failed while the model thought: the step never applied
-                    recorder.add_step(record)
-                    outcome.status, outcome.error = RunStatus(info["status"]), info["error"]
-                    return
-                record["t_game"] = round(offset + info["t_game"], 6)
-                record["frame"] = recorder.frames
+        if protocol.realtime and (thought := _play_thinking(env, record, think_s, offset)):
+            frame, ended, info = thought
+            if ended:  # the game failed while the model thought: the step never applied
+                recorder.add_step(record)
+                outcome.invalid_steps += decided.invalid
+                outcome.status, outcome.error = RunStatus(info["status"]), info["error"]
+                return
         before = frame
         try:
             frame, _, ended, _, info = env.step(decided.actions)
@@ -514,6 +507,27 @@ def _play(
             "rate": runtime.clock_rate,
             "fallback": runtime.clock_fallback,
         }
+
+
+def _play_thinking(
+    env: Recording, record: TraceStep, think_s: float, offset: float
+) -> tuple[np.ndarray, bool, dict[str, Any]] | None:
+    """GameWorld-RT: the game ran on while the model thought, so its answer lands later. Plays
+    ``think_s`` as game time with no input (whole frames) and notes it in the step's ``record``,
+    whose ``t_game`` and ``frame`` become when the actions apply; returns the env's frame, its
+    ``terminated`` and info, or None when the thinking was shorter than half a frame."""
+    recorder = env.recorder
+    think_s = round(think_s, 4)  # as recorded: the game time played is the record's own
+    thought = think_game_seconds(think_s, recorder.fps)
+    record["think_s"] = think_s
+    record["think_game_s"] = round(thought, 6)
+    if thought <= 0:
+        return None
+    frame, _, ended, _, info = env.advance(thought)
+    if not ended:
+        record["t_game"] = round(offset + info["t_game"], 6)
+        record["frame"] = recorder.frames
+    return frame, ended, info
 
 
 def think_game_seconds(think_s: float, fps: float) -> float:
