@@ -147,6 +147,33 @@ rule task_tables:
         "../workflow/scripts/analysis_tasks.py"
 
 
+# Real time (GameWorld-RT): each model's thinking time beside its state-verified progress under
+# the real-time conditions, and the paused condition's progress where the run played it
+# (playsuite.analysis.realtime). Not in `all`, like task_tables whose tables it reads.
+rule realtime_table:
+    input:
+        task_runs=paths.table("task_runs", "tsv", "{judge}"),
+        tasks=paths.table("tasks", "tsv", "{judge}"),
+    output:
+        tsv=report(
+            paths.table("realtime", "tsv", "{judge}"),
+            caption="../report/realtime.rst",
+            category="Tables",
+            subcategory="{judge}",
+        ),
+        md=paths.table("realtime", "md", "{judge}"),
+    log:
+        paths.log("analysis", "{judge}", "realtime"),
+    conda:
+        "../envs/playsuite.yaml"
+    container:
+        PLAYSUITE_IMAGE
+    params:
+        runs=paths.RUNS,
+    script:
+        "../workflow/scripts/analysis_realtime.py"
+
+
 # Any ablation: the paper's drawing (kind history, rate, prompting) or the generic statistic.
 rule ablation_figure:
     input:

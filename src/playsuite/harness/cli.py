@@ -16,6 +16,7 @@ from playsuite.harness.costs import HEARTBEAT_S
 from playsuite.harness.episode import EpisodeLimits
 from playsuite.harness.job import apply_condition, condition_clock_rate
 from playsuite.harness.lock import ShardBusy
+from playsuite.harness.protocol import PlayProtocol, check_condition_protocol
 from playsuite.inference.engine import DEFAULT_VLLM
 from playsuite.processes import Terminated
 from playsuite.records.episode import episode_finished, read_meta
@@ -31,8 +32,16 @@ PAPER_LIMITS = {
 }
 
 
-def limits_for(max_steps: int | None, wall_timeout_s: float | None) -> dict[str, EpisodeLimits]:
-    """The paper's caps per runtime, optionally shortened to ``max_steps`` steps."""
+def limits_for(
+    max_steps: int | None, wall_timeout_s: float | None, action_budget: int | None = None
+) -> dict[str, EpisodeLimits]:
+    """The paper's caps per runtime, optionally shortened to ``max_steps`` steps; with an
+    ``action_budget`` (GameWorld's length) the episode is that many steps and nothing else."""
+    if action_budget is not None:
+        budget = EpisodeLimits(
+            max_steps=action_budget, max_game_s=None, max_frames=None, wall_timeout_s=wall_timeout_s
+        )
+        return dict.fromkeys(PAPER_LIMITS, budget)
     return {
         runtime: EpisodeLimits(
             max_steps=max_steps,
@@ -42,6 +51,18 @@ def limits_for(max_steps: int | None, wall_timeout_s: float | None) -> dict[str,
         )
         for runtime, base in PAPER_LIMITS.items()
     }
+
+
+def protocol_for(args: argparse.Namespace, condition: Condition) -> PlayProtocol:
+    """The episodes' protocol: the command's ``--action-budget``, ``--reset-on-fail`` and
+    ``--realtime`` (the run's ``play.*``), with the condition's own settings over them."""
+    check_condition_protocol(condition)
+    run = PlayProtocol(
+        action_budget=args.action_budget,
+        reset_on_fail=args.reset_on_fail,
+        realtime=args.realtime,
+    )
+    return run.for_condition(condition)
 
 
 def step_count(text: str) -> int:
@@ -68,6 +89,7 @@ def _play(args: argparse.Namespace) -> int:
     registry = load_registry()
     condition = Condition.parse(args.condition)
     preset, steps = apply_condition(registry.preset(args.agent), condition, args.steps)
+    protocol = protocol_for(args, condition)
     games_dir = Path(args.games_dir)
     acquire(game, games_dir)
     out = Path(args.out)
@@ -80,7 +102,8 @@ def _play(args: argparse.Namespace) -> int:
         runs_dir=out.parent,
         games_dir=games_dir,
         workers=1,
-        limits_by_runtime=limits_for(steps, args.wall_timeout),
+        limits_by_runtime=limits_for(steps, args.wall_timeout, protocol.action_budget),
+        protocol=protocol,
         base_seed=args.seed,
         server=ServerSettings.from_schema(
             vllm=args.vllm,
@@ -134,6 +157,7 @@ def _play_shard(args: argparse.Namespace) -> int:
     )
     condition = Condition.parse(args.condition)
     preset, steps = apply_condition(registry.preset(args.preset), condition, args.steps)
+    protocol = protocol_for(args, condition)
     job = ShardJob(
         corpus=args.corpus,
         preset=preset,
@@ -142,7 +166,8 @@ def _play_shard(args: argparse.Namespace) -> int:
         runs_dir=Path(args.runs_dir),
         games_dir=Path(args.games_dir),
         workers=args.workers,
-        limits_by_runtime=limits_for(steps, args.wall_timeout),
+        limits_by_runtime=limits_for(steps, args.wall_timeout, protocol.action_budget),
+        protocol=protocol,
         base_seed=args.seed,
         server=server,
         log_dir=Path(args.log_dir) if args.log_dir else None,
@@ -187,6 +212,28 @@ def _sandbox_options(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=schema_default("config", "play", "native_clock_rate"),
         help="native games: game seconds per wall second (play.native_clock_rate)",
+    )
+
+
+def _protocol_options(parser: argparse.ArgumentParser) -> None:
+    """The GameWorld protocol options (playsuite.harness.protocol); defaults: the schema."""
+    parser.add_argument(
+        "--action-budget",
+        type=step_count,
+        default=schema_default("config", "play", "action_budget"),
+        help="episodes of N agent steps with no game-time cap (play.action_budget)",
+    )
+    parser.add_argument(
+        "--reset-on-fail",
+        action=argparse.BooleanOptionalAction,
+        default=schema_default("config", "play", "reset_on_fail"),
+        help="relaunch the game after a game over and play on (play.reset_on_fail)",
+    )
+    parser.add_argument(
+        "--realtime",
+        action=argparse.BooleanOptionalAction,
+        default=schema_default("config", "play", "realtime"),
+        help="play each step's inference latency as game time (play.realtime)",
     )
 
 
@@ -244,6 +291,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--wall-timeout", type=float, default=3600.0, help="seconds per episode")
     p.add_argument("--vllm", default=DEFAULT_VLLM, help=f"vLLM command (default {DEFAULT_VLLM})")
     _sandbox_options(p)
+    _protocol_options(p)
     _fault_options(p)
     p.set_defaults(func=_play)
 
@@ -277,6 +325,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="seconds between updates of a running attempt's cost record",
     )
     _sandbox_options(s)
+    _protocol_options(s)
     _fault_options(s)
     s.set_defaults(func=_play_shard)
 

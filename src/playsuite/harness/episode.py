@@ -4,7 +4,9 @@ The loop is DESIGN.md §2: observe → agent (prompt from template, game text an
 policy; raw text; parser) → canonical actions → one step of the game's Gymnasium env
 (:class:`~playsuite.runtimes.env.GameEnv`: ``runtime.act`` for one step's slice of game time)
 → record. Game time only moves inside ``act``, so however long the policy thinks, the video holds
-game time. The :class:`~playsuite.agents.agent.Agent` owns everything about the model's side,
+game time (unless the condition plays in real time, when the loop itself plays the thinking
+time as game time first: playsuite.harness.protocol, which also holds the action budget and
+reset on fail). The :class:`~playsuite.agents.agent.Agent` owns everything about the model's side,
 wrappers (playsuite.harness.wrappers) bound the waits and record the frames, and the loop here
 only checks the caps, passes frames and actions, and sorts out how the episode ended.
 
@@ -50,10 +52,17 @@ from playsuite.agents.policy import Policy, StopEpisode
 from playsuite.config import Condition
 from playsuite.corpus import GameEntry
 from playsuite.files import InsufficientSpace
+from playsuite.harness.protocol import BEFORE_PROTOCOLS, PlayProtocol, game_over
 from playsuite.harness.recorder import EpisodeRecorder
 from playsuite.harness.wrappers import Recording, WallClock
 from playsuite.inference.client import InferenceRequestError
-from playsuite.records.episode import META_FORMAT, EpisodeMeta, ModelRecord, TraceStep
+from playsuite.records.episode import (
+    META_FORMAT,
+    Attempt,
+    EpisodeMeta,
+    ModelRecord,
+    TraceStep,
+)
 from playsuite.registry import Preset
 from playsuite.runtimes.base import GameFailure, RunStatus, Runtime, RuntimeOptions
 from playsuite.runtimes.env import GameEnv
@@ -102,14 +111,16 @@ def episode_settings(
     seed: int,
     video_fps: float,
     limits: EpisodeLimits,
+    protocol: PlayProtocol | None = None,
 ) -> dict[str, Any]:
     """What decides how an episode is played, as its ``meta.json`` records it.
 
     A rerun compares these with the current job's (:func:`settings_changes`): an episode played
     with other settings (e.g. another ``play.steps``) is not the episode the job asks for. The
     wall-clock limit is left out: it is a safety bound, not part of what an episode is.
+    The protocol (playsuite.harness.protocol) is recorded when given.
     """
-    return {
+    settings: dict[str, Any] = {
         "corpus": corpus,
         "game": game_id,
         "preset": preset,
@@ -122,13 +133,18 @@ def episode_settings(
             "max_frames": limits.max_frames,
         },
     }
+    if protocol is not None:
+        settings["protocol"] = protocol.as_dict()
+    return settings
 
 
 def settings_changes(meta: dict[str, Any], expected: dict[str, Any]) -> list[str]:
     """The settings in which a recorded episode differs from ``expected``, one line each
     (``limits.max_steps: played with 4, asked 8``). A setting the episode does not record (an
-    episode from an older version) cannot be compared and is not reported."""
+    episode from an older version) cannot be compared and is not reported, except the protocol:
+    an episode from before it was recorded was played paused."""
     changes = []
+    meta = {"protocol": BEFORE_PROTOCOLS.as_dict(), **meta}
     for key, want in expected.items():
         if key not in meta:
             continue
@@ -171,6 +187,8 @@ class EpisodeSpec:
     #: pseudonymous ``player`` id and the ``play_mode`` (``paced`` or ``live``).
     player: str | None = None
     play_mode: str | None = None
+    #: How the game's clock and a game over are treated (playsuite.harness.protocol).
+    protocol: PlayProtocol = field(default_factory=PlayProtocol.from_schema)
 
     @property
     def seed(self) -> int:
@@ -188,6 +206,7 @@ class EpisodeSpec:
             seed=self.seed,
             video_fps=self.runtime_options.video_fps,
             limits=self.limits,
+            protocol=self.protocol,
         )
 
 
@@ -253,6 +272,8 @@ class EpisodeOutcome:
     native_clock: dict[str, Any] = field(default_factory=dict)
     model_s: float = 0.0
     invalid_steps: int = 0
+    #: The game's launches under ``reset_on_fail`` (meta.json's ``attempts``), first one included.
+    attempts: list[Attempt] = field(default_factory=list)
     started: float = field(default_factory=time.perf_counter)
     #: This process only: the game and the model run elsewhere.
     cpu_started: float = field(default_factory=time.process_time)
@@ -303,6 +324,8 @@ def episode_meta(
         meta["final_probes"] = outcome.final_probes
     if outcome.native_clock:
         meta["native_clock"] = outcome.native_clock
+    if outcome.attempts:
+        meta["attempts"] = outcome.attempts
     steps = recorder.steps
     meta.update(
         {
@@ -377,7 +400,7 @@ def run_episode(
         game.prepare()  # a runtime that cannot even be built is raised, not blamed on the game
         env = Recording(clock, recorder)
         try:
-            _play(spec.limits, agent, env, clock, outcome, on_step)
+            _play(spec.limits, spec.protocol, agent, env, clock, outcome, on_step)
         except GameFailure as failure:
             outcome.status, outcome.error = failure.status, str(failure)
         except InfrastructureError:
@@ -401,6 +424,7 @@ def run_episode(
 
 def _play(
     limits: EpisodeLimits,
+    protocol: PlayProtocol,
     agent: Agent,
     env: Recording,
     clock: WallClock,
@@ -410,16 +434,18 @@ def _play(
     """Launch the game, then play steps until a cap or the game's end; fills ``outcome``.
 
     Game failures at launch, and bugs, are raised; a failing step ends the episode with its
-    status after the step (and the frames the game managed) is recorded.
+    status after the step (and the frames the game managed) is recorded. Under the protocol's
+    ``realtime`` the model's thinking time is played before each step's actions; under
+    ``reset_on_fail`` a game over relaunches the game (playsuite.harness.protocol).
     """
     recorder = env.recorder
-    started = time.perf_counter()
-    try:
-        frame, info = env.reset()
-    finally:
-        outcome.launch_s = time.perf_counter() - started
+    frame, info = _launch(env, outcome)
     outcome.screen = (frame.shape[1], frame.shape[0])
+    # Game time of the episode: a relaunched game's clock starts again at 0, the episode's not.
+    offset = 0.0
     t_game = 0.0
+    if protocol.reset_on_fail:
+        outcome.attempts.append(_attempt(0, 0, 0.0, outcome.launch_s))
     while True:
         if reason := _should_stop(limits, recorder.steps, t_game, recorder.frames):
             outcome.stop_reason = reason
@@ -428,8 +454,9 @@ def _play(
             outcome.status = RunStatus.TIMEOUT
             outcome.error = f"episode exceeded its wall-clock limit of {limits.wall_timeout_s} s"
             return
+        asked = time.perf_counter()
         try:
-            decided = agent.act(frame, info["t_game"], clock.left_s())
+            decided = agent.act(frame, offset + info["t_game"], clock.left_s())
         except InferenceRequestError as exc:
             # The server refused the request itself (too many images, a prompt over the
             # context): the same request would fail again, so replaying cannot help.
@@ -442,8 +469,18 @@ def _play(
         except StopEpisode:  # a person ended the episode (the play page's End button)
             outcome.stop_reason = "agent"
             break
+        think_s = time.perf_counter() - asked
         outcome.model_s += decided.latency_s
         record = trace_record(decided, recorder.frames, info.get("probes"))
+        if protocol.reset_on_fail:
+            record["attempt"] = len(outcome.attempts) - 1
+        if protocol.realtime and (thought := _play_thinking(env, record, think_s, offset)):
+            frame, ended, info = thought
+            if ended:  # the game failed while the model thought: the step never applied
+                recorder.add_step(record)
+                outcome.invalid_steps += decided.invalid
+                outcome.status, outcome.error = RunStatus(info["status"]), info["error"]
+                return
         before = frame
         try:
             frame, _, ended, _, info = env.step(decided.actions)
@@ -451,21 +488,94 @@ def _play(
             if hasattr(exc, "slice_frames"):  # the slice was played: its step is evidence
                 recorder.add_step(record)
             raise
+        over = not ended and protocol.reset_on_fail and game_over(info.get("probes"))
+        if over:
+            record["attempt_end"] = {
+                "probes": info.get("probes") or {},
+                "t_game": round(offset + info["t_game"], 6),
+            }
         recorder.add_step(record)
         outcome.invalid_steps += decided.invalid  # counted once the step is recorded
         if ended:  # the game quit, crashed or hung: its status, with everything so far kept
             outcome.status, outcome.error = RunStatus(info["status"]), info["error"]
             return
-        t_game = info["t_game"]
+        t_game = offset + info["t_game"]
         agent.observe_result(screen_changed(before, frame))
         if on_step is not None:
             on_step(decided.step, t_game)
+        if over:
+            outcome.attempts[-1]["end"] = "game_over"
+            if _should_stop(limits, recorder.steps, t_game, recorder.frames):
+                continue  # the budget is spent: no attempt left to play
+            offset = t_game
+            frame, info = _relaunch(env, outcome, recorder, t_game)
     outcome.final_probes = env.unwrapped.probes()  # type: ignore[attr-defined]
     runtime = env.unwrapped.runtime  # type: ignore[attr-defined]
-    asked = getattr(runtime, "asked_clock_rate", 1.0)
-    if asked != 1.0:
+    asked_rate = getattr(runtime, "asked_clock_rate", 1.0)
+    if asked_rate != 1.0:
         outcome.native_clock = {
-            "asked": asked,
+            "asked": asked_rate,
             "rate": runtime.clock_rate,
             "fallback": runtime.clock_fallback,
         }
+
+
+def _play_thinking(
+    env: Recording, record: TraceStep, think_s: float, offset: float
+) -> tuple[np.ndarray, bool, dict[str, Any]] | None:
+    """GameWorld-RT: the game ran on while the model thought, so its answer lands later. Plays
+    ``think_s`` as game time with no input (whole frames) and notes it in the step's ``record``,
+    whose ``t_game`` and ``frame`` become when the actions apply; returns the env's frame, its
+    ``terminated`` and info, or None when the thinking was shorter than half a frame."""
+    recorder = env.recorder
+    think_s = round(think_s, 4)  # as recorded: the game time played is the record's own
+    thought = think_game_seconds(think_s, recorder.fps)
+    record["think_s"] = think_s
+    record["think_game_s"] = round(thought, 6)
+    if thought <= 0:
+        return None
+    frame, _, ended, _, info = env.advance(thought)
+    if not ended:
+        record["t_game"] = round(offset + info["t_game"], 6)
+        record["frame"] = recorder.frames
+    return frame, ended, info
+
+
+def think_game_seconds(think_s: float, fps: float) -> float:
+    """The game time a model's ``think_s`` seconds of thinking are played as: whole video
+    frames (the video stays game time), 0 for a wait shorter than half a frame."""
+    return round(think_s * fps) / fps
+
+
+def _attempt(step: int, frame: int, t_game: float, launch_s: float) -> Attempt:
+    return {
+        "step": step,
+        "frame": frame,
+        "t_game": round(t_game, 6),
+        "launch_s": round(launch_s, 4),
+        "end": "",
+    }
+
+
+def _launch(env: Recording, outcome: EpisodeOutcome) -> tuple[np.ndarray, dict[str, Any]]:
+    started = time.perf_counter()
+    try:
+        return env.reset()
+    finally:
+        outcome.launch_s = time.perf_counter() - started
+
+
+def _relaunch(
+    env: Recording, outcome: EpisodeOutcome, recorder: EpisodeRecorder, t_game: float
+) -> tuple[np.ndarray, dict[str, Any]]:
+    """Start the game again after a game over (``reset_on_fail``): a new attempt."""
+    started = time.perf_counter()
+    try:
+        frame, info = env.reset()
+    except GameFailure as failure:
+        raise GameFailure(
+            failure.status, f"relaunch after a game over failed: {failure}", failure.frames
+        ) from failure
+    launch_s = time.perf_counter() - started
+    outcome.attempts.append(_attempt(recorder.steps, recorder.frames, t_game, launch_s))
+    return frame, info

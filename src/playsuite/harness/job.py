@@ -16,6 +16,7 @@ from playsuite.corpus import GameEntry
 from playsuite.harness.costs import HEARTBEAT_S
 from playsuite.harness.episode import EpisodeLimits, episode_seed, episode_settings
 from playsuite.harness.lock import lock_path_for
+from playsuite.harness.protocol import PlayProtocol
 from playsuite.inference.job_server import ServerSettings
 from playsuite.records.episode import ModelRecord
 from playsuite.registry import Preset
@@ -81,6 +82,9 @@ class ShardJob:
     #: What the job's model server serves (JobServer.model_record), set once it is ready and
     #: recorded in every episode's meta.json; None for a baseline (no server).
     served_model: ModelRecord | None = None
+    #: How the episodes treat the clock and a game over (the run's play.* with the condition's
+    #: over them; playsuite.harness.protocol).
+    protocol: PlayProtocol = field(default_factory=PlayProtocol.from_schema)
 
     def episode_dir(self, game_id: str) -> Path:
         if self.single_episode_dir is not None:
@@ -112,4 +116,5 @@ class ShardJob:
             seed=episode_seed(self.base_seed, self.corpus, game.id, self.condition.name),
             video_fps=self.fps_for(game),
             limits=self.limits_for(game),
+            protocol=self.protocol,
         )

@@ -92,6 +92,7 @@ def _episode_spec(
         out_dir=job.episode_dir(game.id),
         runtime_options=options,
         limits=job.limits_for(game),
+        protocol=job.protocol,
         base_seed=job.base_seed,
         readme_text=_readme_text(job, game),
         monitored=monitored,

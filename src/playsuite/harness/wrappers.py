@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
@@ -80,6 +81,11 @@ class WallClock(gym.Wrapper):
         bound_waits(self.options, self._waits, self.left_s())
         return self.env.step(action)
 
+    def advance(self, seconds: float) -> Step:
+        """The env's ``advance`` (game time with no input) under the same bound."""
+        bound_waits(self.options, self._waits, self.left_s())
+        return self.env.advance(seconds)  # type: ignore[attr-defined]
+
 
 class Recording(gym.Wrapper):
     """Adds each step's frames (``info["frames"]``) to ``recorder``.
@@ -94,8 +100,15 @@ class Recording(gym.Wrapper):
         self.recorder = recorder
 
     def step(self, action: Any) -> Step:
+        return self._recorded(lambda: self.env.step(action))
+
+    def advance(self, seconds: float) -> Step:
+        """The wrapped env's ``advance`` (game time with no input), its frames recorded too."""
+        return self._recorded(lambda: self.env.advance(seconds))  # type: ignore[attr-defined]
+
+    def _recorded(self, play: Callable[[], Step]) -> Step:
         try:
-            result = self.env.step(action)
+            result = play()
         except Exception as exc:  # a bug after a played slice: keep what the game showed
             with contextlib.suppress(ValueError):
                 self.recorder.add_frames(getattr(exc, "slice_frames", []))

@@ -54,6 +54,10 @@ class Step:
     actions: tuple[dict[str, Any], ...]
     invalid: bool = False
     probes: dict[str, Any] = field(default_factory=dict)
+    #: The game's launch the step belongs to (``reset_on_fail`` episodes; 0 otherwise) and, on
+    #: the step after which that launch's game was over, the probes read then.
+    attempt: int = 0
+    end_probes: dict[str, Any] | None = None
 
     @property
     def effective_actions(self) -> tuple[dict[str, Any], ...]:
@@ -105,6 +109,8 @@ def _step(obj: TraceStep) -> Step:
         actions=tuple(obj.get("actions") or ()),
         invalid=bool(obj.get("invalid", False)),
         probes=obj.get("probes") or {},
+        attempt=int(obj.get("attempt", 0)),
+        end_probes=(obj.get("attempt_end") or {}).get("probes"),
     )
 
 

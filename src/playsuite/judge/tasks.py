@@ -12,7 +12,14 @@ baseline (when not given: the first value the episode recorded) and ``q`` the va
 
 GameWorld's runs start from the game's initial state, so its ``b`` is the value at the start;
 ours is the first value recorded, which is the same when the probe is readable from the first
-step. An episode whose trace never names a probe the expression reads (a runtime without probes,
+step.
+
+An episode played with ``reset_on_fail`` (playsuite.harness.protocol) holds several launches of
+the game, *attempts*. Each is measured on its own, its baseline being its own first value when
+the task gives none, and with the probes read when its game was over counted as its last
+observation; the episode's outcome is its best attempt (the highest progress; a success if any
+attempt succeeded), as GameWorld keeps the best progress across its resets. An episode whose
+trace never names a probe the expression reads (a runtime without probes,
 an episode recorded before the row declared them) is *unmeasured*: progress and success are
 ``None`` and the tables count it apart. An episode that names the probes but never gives the
 expression a value (say the agent never left the menu) made no progress: 0, not a success.
@@ -21,6 +28,7 @@ expression a value (say the agent never left the menu) made no progress: 0, not 
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 import math
 import operator
@@ -189,11 +197,31 @@ class TaskOutcome:
 
 
 def task_outcome(task: Task, steps: Sequence[Step]) -> TaskOutcome:
-    """GameWorld's progress and success of ``task`` over an episode's steps (module docstring)."""
-    recorded = [s for s in steps if task.probe_names <= set(s.probes)]
+    """GameWorld's progress and success of ``task`` over an episode's steps (module docstring):
+    the best of its attempts."""
+    attempts: dict[int, list[Mapping[str, Any]]] = {}
+    for step in steps:
+        seen = attempts.setdefault(step.attempt, [])
+        seen.append(step.probes)
+        if step.end_probes is not None:
+            seen.append(step.end_probes)
+    outcomes = [_attempt_outcome(task, seen) for _, seen in sorted(attempts.items())]
+    if not outcomes:
+        return TaskOutcome(task.name, None, None, task.baseline, None, 0)
+    measured = [o for o in outcomes if o.measured]
+    if not measured:
+        return outcomes[0]
+    best = max(measured, key=lambda o: (bool(o.success), o.progress))
+    observed = sum(o.observed for o in measured)
+    return dataclasses.replace(best, observed=observed)
+
+
+def _attempt_outcome(task: Task, observations: Sequence[Mapping[str, Any]]) -> TaskOutcome:
+    """Progress and success over one launch of the game's probe values, in order."""
+    recorded = [p for p in observations if task.probe_names <= set(p)]
     if not recorded:
         return TaskOutcome(task.name, None, None, task.baseline, None, 0)
-    values = [v for v in (task.value(s.probes) for s in recorded) if v is not None]
+    values = [v for v in (task.value(p) for p in recorded) if v is not None]
     baseline = task.baseline if task.baseline is not None else (values[0] if values else None)
     if not values or baseline is None:
         return TaskOutcome(task.name, 0.0, False, baseline, None, 0)

@@ -32,6 +32,7 @@ from playsuite.planning.play import (
     engine_vllm,
     game_blocks,
     play_settings,
+    protocol_option,
     require_corpus_tables,
     server_argv_option,
     shard_units,
@@ -145,7 +146,10 @@ class Plan:
         return spec.resources.get(name, default) if spec.needs_server else default
 
     def steps_option(self) -> str:
-        return f"--steps {self.play['steps']}" if self.play["steps"] is not None else ""
+        """``playsuite play-shard``'s episode length: ``--steps`` and the run's protocol
+        options (``--action-budget``, ``--reset-on-fail``, ``--realtime``)."""
+        steps = f"--steps {self.play['steps']}" if self.play["steps"] is not None else ""
+        return steps + protocol_option(self.config)
 
     # -- acquisition ----------------------------------------------------------------------------
 

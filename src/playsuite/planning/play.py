@@ -25,8 +25,14 @@ from typing import Any
 
 from playsuite.agents.prompts import template_for
 from playsuite.analysis.settings import analysis_settings
-from playsuite.config import ConfigError, with_defaults
+from playsuite.config import Condition, ConfigError, with_defaults
 from playsuite.corpus import GameEntry, load_corpus
+from playsuite.harness.protocol import (
+    GAME_OVER_PROBE,
+    SETTINGS,
+    PlayProtocol,
+    check_condition_protocol,
+)
 from playsuite.harness.shards import shard_key
 from playsuite.inference.command import fill_server_argv
 from playsuite.planning import paths
@@ -177,6 +183,56 @@ def check_prompt_templates(runs: Sequence[tuple[str, str, str]], registry: Regis
         template_for(registry.preset(preset), condition)
 
 
+def run_protocol(config: Mapping[str, Any]) -> PlayProtocol:
+    """The run's protocol options (``play.action_budget``, ``reset_on_fail``, ``realtime``)."""
+    play = play_settings(config)
+    return PlayProtocol(**{name: play[name] for name in SETTINGS})
+
+
+def check_protocols(config: Mapping[str, Any], runs: Sequence[tuple[str, str, str]]) -> None:
+    """Every run's protocol options make sense, or the plan fails before any job starts.
+
+    A condition (or the run) may not set both ``play.steps`` and ``play.action_budget``; a
+    condition played with ``reset_on_fail`` must have at least one game that declares the
+    ``game_over`` probe, or it would reset nothing (a game without it is played without resets).
+    """
+    play = play_settings(config)
+    if play["steps"] is not None and play["action_budget"] is not None:
+        raise ConfigError(
+            "play: set action_budget (GameWorld's length: N steps, no game-time cap) or steps "
+            "(a step cap beside the game-time cap), not both"
+        )
+    run = run_protocol(config)
+    games: dict[str, set[str]] = {}
+    for corpus, _, condition in runs:
+        games.setdefault(condition, set()).add(corpus)
+    for condition, corpora in sorted(games.items()):
+        parsed = Condition.parse(condition)
+        check_condition_protocol(parsed)
+        if not run.for_condition(parsed).reset_on_fail:
+            continue
+        if not any(GAME_OVER_PROBE in g.probes for c in corpora for g in corpus_games(config, c)):
+            raise ConfigError(
+                f"condition {condition!r} plays with reset_on_fail, but no game of its corpora "
+                f"({', '.join(sorted(corpora))}) declares a {GAME_OVER_PROBE!r} probe: nothing "
+                "would ever be reset (docs/harness.md)"
+            )
+
+
+def protocol_option(config: Mapping[str, Any]) -> str:
+    """``playsuite play-shard``'s protocol options from the run's ``play`` settings (a
+    condition's own ``+play.*`` settings are read from its name by the command)."""
+    run = run_protocol(config)
+    out = ""
+    if run.action_budget is not None:
+        out += f" --action-budget {run.action_budget}"
+    if run.reset_on_fail:
+        out += " --reset-on-fail"
+    if run.realtime:
+        out += " --realtime"
+    return out
+
+
 def check_runs(
     config: Mapping[str, Any], registry: Registry
 ) -> dict[tuple[str, str, str], list[str]]:
@@ -196,6 +252,7 @@ def shard_units(config: Mapping[str, Any], registry: Registry) -> list[ShardUnit
     units = []
     paper, checks = run_games(config, registry), check_runs(config, registry)
     check_prompt_templates([*paper, *checks], registry)
+    check_protocols(config, [*paper, *checks])
     for check, runs in ((False, paper), (True, checks)):
         for (corpus, preset, condition), games in runs.items():
             for i in range(0, len(games), size):

@@ -85,9 +85,10 @@ class ModelRecord(TypedDict):
 class EpisodeMeta(TypedDict, total=False):
     """``meta.json``: every key the harness writes, in the order it writes them.
 
-    ``monitor_dir``, ``screen`` and ``final_probes`` are written only when they apply (a
-    monitored game; a game that showed a frame; probes read at a clean end); so are ``agent``
-    (``human``), ``player`` (a pseudonymous player id) and ``play_mode`` (``paced`` or
+    ``monitor_dir``, ``screen``, ``final_probes`` and ``attempts`` are written only when they
+    apply (a monitored game; a game that showed a frame; probes read at a clean end; an episode
+    played with ``reset_on_fail``); ``protocol`` by every episode since it existed. So are
+    ``agent`` (``human``), ``player`` (a pseudonymous player id) and ``play_mode`` (``paced`` or
     ``live``), written for an episode a person played (playsuite.human): a model's or a
     baseline's episode has none of them. A file may hold
     keys beyond these (older or hand-made episodes); they are kept as they are.
@@ -134,6 +135,20 @@ class EpisodeMeta(TypedDict, total=False):
     model_s: float
     wall_s: float
     harness_cpu_s: float
+    protocol: dict[str, Any]
+    attempts: list[Attempt]
+
+
+class Attempt(TypedDict):
+    """One launch of the game in an episode played with ``reset_on_fail`` (``meta.json``'s
+    ``attempts``, in order): the step, video frame and episode game time it started at, how long
+    its launch took, and how it ended (``game_over``, or ``""``: the episode stopped in it)."""
+
+    step: int
+    frame: int
+    t_game: float
+    launch_s: float
+    end: str
 
 
 _NUM = (int, float)
@@ -182,6 +197,8 @@ META_TYPES: dict[str, tuple[type, ...]] = {
     "model_s": _NUM,
     "wall_s": _NUM,
     "harness_cpu_s": _NUM,
+    "protocol": (dict,),
+    "attempts": (list,),
 }
 LIMITS_TYPES: dict[str, tuple[type, ...]] = {
     "max_steps": (int, _NONE),
@@ -197,8 +214,21 @@ MODEL_TYPES: dict[str, tuple[type, ...]] = {
 }
 #: Keys written only when they apply; every other key of :data:`META_TYPES` is in each
 #: ``meta.json`` of the current format.
+#: ``protocol`` (playsuite.harness.protocol: action budget, reset on fail, real time) is absent
+#: from episodes played before it existed, which were all played with the paused protocol;
+#: ``attempts`` is written for episodes played with ``reset_on_fail``.
 OPTIONAL_META = frozenset(
-    {"monitor_dir", "agent", "player", "play_mode", "screen", "final_probes", "native_clock"}
+    {
+        "monitor_dir",
+        "agent",
+        "player",
+        "play_mode",
+        "screen",
+        "final_probes",
+        "native_clock",
+        "protocol",
+        "attempts",
+    }
 )
 #: Keys each format added: a file of an older format may lack them.
 #: ``condition_settings``: the condition's settings by dotted path (``history_k``, ``hz``,
@@ -292,6 +322,13 @@ class TraceStep(TypedDict, total=False):
     index then; ``actions``: the canonical actions parsed from ``response``; ``probes``: values
     read from the game right after the step's observation (``null`` where an expression
     failed); ``info``: what the policy reported beside its answer.
+
+    Written only under the protocol options that make them (playsuite.harness.protocol):
+    ``attempt``, the game's launch the step belongs to (``reset_on_fail``; 0 first) and, on the
+    step after which the game was over, ``attempt_end``: the probes then and the episode's game
+    time (the failed attempt's last state, which no later step shows); ``think_s`` (wall seconds
+    the agent took to answer) and ``think_game_s`` (game seconds played meanwhile, before the
+    actions applied: ``realtime``; ``t_game`` and ``frame`` are then when they applied).
     """
 
     step: int
@@ -304,6 +341,10 @@ class TraceStep(TypedDict, total=False):
     image_size: list[int]
     probes: dict[str, Any]
     info: dict[str, Any]
+    attempt: int
+    attempt_end: dict[str, Any]
+    think_s: float
+    think_game_s: float
 
 
 TRACE_TYPES: dict[str, tuple[type, ...]] = {
@@ -317,6 +358,10 @@ TRACE_TYPES: dict[str, tuple[type, ...]] = {
     "image_size": (list,),
     "probes": (dict, _NONE),
     "info": (dict,),
+    "attempt": (int,),
+    "attempt_end": (dict,),
+    "think_s": _NUM,
+    "think_game_s": _NUM,
 }
 #: What each trace line must hold: when it happened.
 TRACE_REQUIRED = ("t_game",)

@@ -155,12 +155,22 @@ class GameEnv(gym.Env):
         the slice the game produced before it failed; ``"observe"``: the whole slice). Any other
         error is raised; when the slice itself was played, it carries its frames as
         ``slice_frames``."""
+        return self._slice(self._decode(action), self.step_seconds)
+
+    def advance(self, seconds: float) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """Let ``seconds`` of game time pass with no new input, like a step of nothing; the
+        real-time protocol (playsuite.harness.protocol) plays a model's thinking time so."""
+        return self._slice([], seconds)
+
+    def _slice(
+        self, actions: list[Action], seconds: float
+    ) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self.runtime is None:
             raise RuntimeError("call reset() first")
         failed_in = "act"
         frames: list[np.ndarray] = []
         try:
-            frames = self.runtime.act(self._decode(action), self.step_seconds)
+            frames = self.runtime.act(actions, seconds)
             failed_in = "observe"
             obs = self.runtime.observe()
         except GameFailure as exc:

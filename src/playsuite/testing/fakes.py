@@ -44,7 +44,9 @@ class FakeGame:
     ``timeout``; ``exit_at``: the game quits (status ``ok``) after half its frames;
     ``launch_fails``: ``start`` raises ``launch_failed``; ``still``: the screen never changes;
     ``observe_bug_at``: the ``observe`` after that step's (complete) ``act`` raises a plain
-    ``RuntimeError``, standing for a bug of ours rather than a failure of the game.
+    ``RuntimeError``, standing for a bug of ours rather than a failure of the game;
+    ``game_over_at``: from that many ``act`` calls of one launch on, its ``game_over`` probe is
+    true (the game goes on showing its game-over screen; a relaunch starts again at 0).
     """
 
     screen: tuple[int, int] = (64, 48)
@@ -54,6 +56,7 @@ class FakeGame:
     launch_fails: bool = False
     still: bool = False
     observe_bug_at: int | None = None
+    game_over_at: int | None = None
 
 
 @dataclass
@@ -71,7 +74,8 @@ class FakeRuntime(Runtime):
 
     ``act`` returns ``frames_per_slice(seconds, video_fps)`` frames at evenly spaced game times;
     each frame's pixels are ``int(10 * t) % 256`` for its game time ``t``; ``probes`` reports
-    ``{"t": game time, "steps": acts so far}``.
+    ``{"t": game time, "steps": acts so far}``, and ``game_over`` when the script sets
+    ``game_over_at``.
     """
 
     def __init__(
@@ -130,7 +134,10 @@ class FakeRuntime(Runtime):
         return frames
 
     def probes(self) -> dict[str, Any]:
-        return {"t": round(self.t, 6), "steps": self.steps}
+        probes: dict[str, Any] = {"t": round(self.t, 6), "steps": self.steps}
+        if self.script.game_over_at is not None:
+            probes["game_over"] = self.steps >= self.script.game_over_at
+        return probes
 
     def close(self) -> None:
         self.record.closed += 1
@@ -151,7 +158,8 @@ class FakePolicy:
 
     ``refuse_at``: that step raises :class:`InferenceRequestError` (the server refused the
     request); ``fail_at``: it raises ``ConnectionError`` (the server is gone). ``latency_s`` is
-    the latency it reports, without waiting.
+    the latency it reports, without waiting; ``wait_s`` a time it really takes to answer (a
+    slow model, for the real-time protocol).
     """
 
     def __init__(
@@ -163,6 +171,7 @@ class FakePolicy:
         refuse_at: int | None = None,
         fail_at: int | None = None,
         info: dict[str, Any] | None = None,
+        wait_s: float = 0.0,
     ) -> None:
         if not replies:
             raise ValueError("a fake policy needs at least one reply")
@@ -172,6 +181,7 @@ class FakePolicy:
         self.refuse_at = refuse_at
         self.fail_at = fail_at
         self.info = dict(info or {})
+        self.wait_s = wait_s
         self.requests: list[StepRequest] = []
 
     def act(self, request: StepRequest) -> PolicyReply:
@@ -180,6 +190,8 @@ class FakePolicy:
             raise InferenceRequestError(400, "too many images in the request")
         if request.step == self.fail_at:
             raise ConnectionError("the fake model server is gone")
+        if self.wait_s:
+            time.sleep(self.wait_s)
         text = self.replies[min(request.step, len(self.replies) - 1)]
         return PolicyReply(text, self.latency_s, request.screen, dict(self.info))
 
