@@ -52,6 +52,8 @@ localrules:
     engine_checks_table,
     judge_agreement,
     inspection_pages,
+    dashboard,
+    screenshot_pages,
     analysis_figures,
     catalog_table,
     conformance_table,

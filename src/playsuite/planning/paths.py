@@ -52,6 +52,8 @@ TABLES = RESULTS + "/tables"
 FIGURES = RESULTS + "/figures"
 REPORT = RESULTS + "/report"
 INSPECT = RESULTS + "/inspect"
+#: One results dashboard per judge's campaign, and pictures of its pages (README, docs/img).
+DASHBOARD = RESULTS + "/dashboard"
 #: The worker sweep of Figure 10b: one play shard per worker count, outside the campaign.
 EFFICIENCY_RUN = RESULTS + "/efficiency/concurrency/w{workers}"
 EFFICIENCY_MANIFEST = EFFICIENCY_RUN + "/manifest.tsv"
@@ -301,3 +303,9 @@ def report(judge: str, ext: str) -> str:
 
 def inspect_dir(judge: str) -> str:
     return f"{INSPECT}/{judge}"
+
+
+def dashboard(judge: str, name: str = "index.html") -> str:
+    """``results/dashboard/{judge}/{name}``: the campaign's dashboard page (``index.html``) or a
+    picture beside it (``inspector.png``, ``dashboard.png``)."""
+    return f"{DASHBOARD}/{judge}/{name}"
