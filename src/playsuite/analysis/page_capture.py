@@ -9,7 +9,10 @@ else the middle of the video, once the browser has decoded that frame.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -40,20 +43,31 @@ def showcase_page(scores: pd.DataFrame, inspect_dir: str | os.PathLike[str]) -> 
     raise FileNotFoundError(f"{inspect_dir}: no episode page to picture")
 
 
-def _launch(playwright):
-    return playwright.chromium.launch(executable_path=CHROMIUM, args=list(CHROMIUM_ARGS))
-
-
-def capture_inspector(page: str | os.PathLike[str], png: str | os.PathLike[str]) -> Path:
-    """A picture of an inspection page with its video stopped at a moment worth seeing."""
+@contextmanager
+def _chromium(browser: Any = None) -> Iterator[Any]:
+    """``browser`` when given (a Playwright Browser the caller holds), else one of our own."""
+    if browser is not None:
+        yield browser
+        return
     from playwright.sync_api import sync_playwright
 
+    with sync_playwright() as p:
+        own = p.chromium.launch(executable_path=CHROMIUM, args=list(CHROMIUM_ARGS))
+        try:
+            yield own
+        finally:
+            own.close()
+
+
+def capture_inspector(
+    page: str | os.PathLike[str], png: str | os.PathLike[str], *, browser: Any = None
+) -> Path:
+    """A picture of an inspection page with its video stopped at a moment worth seeing."""
     png = Path(png)
     png.parent.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as p:
-        browser = _launch(p)
+    with _chromium(browser) as chromium:
+        tab = chromium.new_page(viewport=VIEWPORT)
         try:
-            tab = browser.new_page(viewport=VIEWPORT)
             tab.goto(Path(page).resolve().as_uri())
             tab.wait_for_function(
                 "document.getElementById('video').readyState >= 1", timeout=TIMEOUT_MS
@@ -73,26 +87,27 @@ def capture_inspector(page: str | os.PathLike[str], png: str | os.PathLike[str])
             )
             tab.screenshot(path=str(png))
         finally:
-            browser.close()
+            tab.close()
     return png
 
 
 def capture_dashboard(
-    page: str | os.PathLike[str], png: str | os.PathLike[str], tab: str = "runs"
+    page: str | os.PathLike[str],
+    png: str | os.PathLike[str],
+    tab: str = "runs",
+    *,
+    browser: Any = None,
 ) -> Path:
     """A picture of a dashboard page showing its tab ``tab`` (``overview``, ``figures-tab``,
     ``report``, ``runs``)."""
-    from playwright.sync_api import sync_playwright
-
     png = Path(png)
     png.parent.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as p:
-        browser = _launch(p)
+    with _chromium(browser) as chromium:
+        view = chromium.new_page(viewport=VIEWPORT)
         try:
-            view = browser.new_page(viewport=VIEWPORT)
             view.goto(f"{Path(page).resolve().as_uri()}#{tab}")
             view.wait_for_selector(f"section#{tab}.active", timeout=TIMEOUT_MS)
             view.screenshot(path=str(png))
         finally:
-            browser.close()
+            view.close()
     return png
