@@ -19,6 +19,7 @@ Then the pictures are scaled down into docs/img/ (``dashboard.png``, ``inspector
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
@@ -77,7 +78,9 @@ def main() -> int:
     cmd += [*PICTURES, f"results/dashboard/{JUDGE}/index.html"]
     cmd += ["--replace-workflow-config", "--configfile", str(config)]
     print(" ".join(cmd), flush=True)
-    done = subprocess.run(cmd, cwd=work, check=False)
+    # the copy's own package, whatever the interpreter has installed
+    env = {**os.environ, "PYTHONPATH": str(work / "src")}
+    done = subprocess.run(cmd, cwd=work, env=env, check=False)
     if done.returncode:
         return done.returncode
     img = ROOT / "docs/img"
