@@ -203,12 +203,12 @@ def test_dashboard_filters_runs_and_opens_a_playing_episode(browser, dashboard: 
     page.on("request", lambda r: requested.append(r.url))
     page.goto(dashboard.resolve().as_uri())
     assert page.title() == "PlaySuite: frame judge"
-    assert page.locator("section#overview.active").count() == 1
+    assert page.locator("section#tab-overview.active").count() == 1
     assert page.locator("#main-table table td strong").count() == 1
     assert "episodes: 3" in page.inner_text("#summary")
 
-    page.click("nav a[data-tab=figures-tab]")
-    assert page.locator("section#figures-tab.active").count() == 1
+    page.click("nav a[data-tab=figures]")
+    assert page.locator("section#tab-figures.active").count() == 1
     assert page.locator("#figures figure").count() == 3  # efficiency first, then the judge's
     assert page.locator("#figures figcaption").first.inner_text().startswith("Efficiency")
     widths = page.eval_on_selector_all("#figures img", "els => els.map(e => e.naturalWidth)")
@@ -237,7 +237,7 @@ def test_dashboard_filters_runs_and_opens_a_playing_episode(browser, dashboard: 
 
     # the filters also come from the URL, and the tab from its fragment
     page.goto(dashboard.resolve().as_uri() + "?status=crashed#runs")
-    assert page.locator("section#runs.active").count() == 1
+    assert page.locator("section#tab-runs.active").count() == 1
     assert page.locator("tr.run").count() == 1
     assert page.locator("tr.run a").count() == 0  # a run without an episode links nowhere
 

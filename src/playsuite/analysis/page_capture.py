@@ -98,7 +98,7 @@ def capture_dashboard(
     *,
     browser: Any = None,
 ) -> Path:
-    """A picture of a dashboard page showing its tab ``tab`` (``overview``, ``figures-tab``,
+    """A picture of a dashboard page showing its tab ``tab`` (``overview``, ``figures``,
     ``report``, ``runs``)."""
     png = Path(png)
     png.parent.mkdir(parents=True, exist_ok=True)
@@ -106,7 +106,7 @@ def capture_dashboard(
         view = chromium.new_page(viewport=VIEWPORT)
         try:
             view.goto(f"{Path(page).resolve().as_uri()}#{tab}")
-            view.wait_for_selector(f"section#{tab}.active", timeout=TIMEOUT_MS)
+            view.wait_for_selector(f"section#tab-{tab}.active", timeout=TIMEOUT_MS)
             view.screenshot(path=str(png))
         finally:
             view.close()
