@@ -579,6 +579,47 @@ rule export_dataset:
         "../workflow/scripts/export_dataset.py"
 
 
+# The campaign at a glance (docs/analysis.md "Dashboard"): main table, every figure, the
+# reproduction report and a run browser linking each episode's inspection page.
+rule dashboard:
+    input:
+        scores=scores_table,
+        main=paths.table("main", "md", "{judge}"),
+        report=paths.report("{judge}", "md"),
+        figures=dashboard_figures,
+        inspect=paths.inspect_dir("{judge}"),
+    output:
+        paths.dashboard("{judge}"),
+    log:
+        paths.log("analysis", "{judge}", "dashboard"),
+    conda:
+        "../envs/playsuite.yaml"
+    container:
+        PLAYSUITE_IMAGE
+    script:
+        "../workflow/scripts/analysis_dashboard.py"
+
+
+# Pictures of the dashboard's run browser and of the best-judged episode's inspection page,
+# taken in Chromium: the README's (scripts/readme_images.py). Not in `all`.
+rule screenshot_pages:
+    input:
+        scores=scores_table,
+        dashboard=paths.dashboard("{judge}"),
+        inspect=paths.inspect_dir("{judge}"),
+    output:
+        inspector=paths.dashboard("{judge}", "inspector.png"),
+        dashboard=paths.dashboard("{judge}", "dashboard.png"),
+    log:
+        paths.log("analysis", "{judge}", "screenshots"),
+    conda:
+        "../envs/playsuite.yaml"
+    container:
+        PLAYSUITE_IMAGE
+    script:
+        "../workflow/scripts/analysis_screenshots.py"
+
+
 rule analysis_figures:
     input:
         analysis_figure_targets(),

@@ -172,6 +172,31 @@ def ablation_scores_tables(wildcards):
     return [SCORES_GIVEN.get(judge, paths.scores(judge)) for judge in judges]
 
 
+def judge_figures(judge):
+    """The stems of the figures `all` makes for `judge` (results/figures/{judge}/)."""
+    figures = ["stability", "cost"]
+    figures += [f"genre_heatmap_{corpus}" for corpus in config["corpora"]]
+    figures += [
+        f"ablation_{name}" for name in ABLATIONS if judge in ablation_judges(name)
+    ]
+    return figures
+
+
+def dashboard_figures(wildcards):
+    """The PNGs a judge's dashboard shows: Figure 10 (efficiency), then the judge's figures,
+    then any other PNG already in its folder that no job of this run makes (the task figure,
+    built on request)."""
+    judge = wildcards.judge
+    planned = [paths.figure(stem, "png", judge) for stem in judge_figures(judge)]
+    folder = os.path.dirname(paths.figure("x", "png", judge))
+    present = {
+        os.path.normpath(str(p)) for p in Path(folder).glob("*.png") if p.is_file()
+    }
+    planned = [os.path.normpath(p) for p in planned]
+    extra = sorted(present - set(planned))
+    return [paths.figure("efficiency", "png")] + planned + extra
+
+
 def analysis_figure_targets():
     """Every statistic's table and figure per configured judge (rules/analysis.smk).
 
@@ -185,11 +210,8 @@ def analysis_figure_targets():
         out += [
             paths.table("genre_rank_agreement", ext, judge) for ext in ("csv", "md")
         ]
-        figures = ["stability", "cost"]
-        figures += [f"genre_heatmap_{corpus}" for corpus in config["corpora"]]
         mine = [name for name in ABLATIONS if judge in ablation_judges(name)]
-        figures += [f"ablation_{name}" for name in mine]
-        for stem in figures:
+        for stem in judge_figures(judge):
             out += [paths.figure(stem, ext, judge) for ext in ("pdf", "png")]
         for name in mine:
             out += [
@@ -197,6 +219,7 @@ def analysis_figure_targets():
             ]
         out += [paths.report(judge, ext) for ext in ("csv", "md")]
         out.append(paths.inspect_dir(judge))
+        out.append(paths.dashboard(judge))
     if ANALYSIS.ratings or VALIDATION:
         out += [paths.table("agreement", ext) for ext in ("csv", "md", "tex")]
     return out

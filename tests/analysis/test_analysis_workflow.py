@@ -54,6 +54,8 @@ ANALYSIS_RULES = [
     "reproduction_report",
     "judge_agreement",
     "inspection_pages",
+    "dashboard",
+    "screenshot_pages",
     "analysis_figures",
 ]
 
@@ -177,6 +179,17 @@ def test_every_analysis_output_is_built(work: Path, make_episode, make_judgement
     index = (work / "results/inspect/frame/index.html").read_text()
     assert game in index
     assert (work / "results/inspect/frame" / rel / f"{game}.html").exists()
+    # the dashboard (in `all`): every figure of the judge inlined, and the run browser's link
+    dashboard = (work / "results/dashboard/frame/index.html").read_text()
+    assert dashboard.count("data:image/png;base64,") == 8  # efficiency + 7 of the judge
+    assert f"../../inspect/frame/{rel}/{game}.html" in dashboard
+    # pictures of it and of the episode's page, taken in Chromium (asked for by name)
+    shots = snake(work, "results/dashboard/frame/inspector.png")
+    assert shots.returncode == 0, shots.stderr[-3000:]
+    log = (work / "results/logs/analysis/frame/screenshots.log").read_text()
+    assert f"{rel}/{game}.html" in log  # the one episode with a page
+    for name in ("inspector.png", "dashboard.png"):
+        assert (work / "results/dashboard/frame" / name).stat().st_size > 10_000
     if (work / "ratings.csv").exists():
         agreement = (work / "results/tables/agreement.md").read_text()
         assert "frame-human" in agreement and "human-human" in agreement

@@ -136,7 +136,7 @@ def test_embedded_default_runs_on_slurm(slurm: None, tmp_path: Path) -> None:
         by_rule.setdefault(rule_of(job), []).append(job)
     # Acquisition and the analysis ran on the submit host (the Snakefile's localrules), not queued.
     submit_host = {"acquire_game", "judge_scores", "main_results", "ablation_figure", "all"}
-    submit_host |= {"reproduction_report", "inspection_pages", "engine_checks_table"}
+    submit_host |= {"reproduction_report", "inspection_pages", "engine_checks_table", "dashboard"}
     assert not submit_host & set(by_rule), sorted(by_rule)
     assert all((repo / "results/games" / game / "acquired.json").is_file() for game in games)
     # Launch validation: one job for the corpus's one acquisition block, a verdict per game.

@@ -160,6 +160,7 @@ def test_analysis_of_a_given_scores_table_plans_no_play(repo: Path, tmp_path: Pa
     assert out.returncode == 0, out.stdout + out.stderr
     jobs = {line.split()[0] for line in out.stdout.splitlines() if line.strip()}
     assert {"main_results", "ablation_figure", "reproduction_report", "inspection_pages"} <= jobs
+    assert "dashboard" in jobs
     for stage in (
         "play_shard",
         "play_episode",  # one episode of a play shard, as a target of its own

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from importlib import resources
 from pathlib import Path
@@ -32,11 +33,18 @@ from playsuite.records.episode import (
 )
 
 
-def _template(name: str) -> str:
+def template(name: str) -> str:
+    """An HTML template shipped with the package (``playsuite/analysis/templates/``)."""
     return resources.files("playsuite.analysis").joinpath("templates", name).read_text("utf-8")
 
 
-def _embed(obj: Any) -> str:
+def fill(text: str, fields: dict[str, str]) -> str:
+    """``text`` with each ``__NAME__`` replaced by ``fields[NAME]``, in one pass, so a value that
+    happens to contain another placeholder is left as it is."""
+    return re.sub(r"__([A-Z]+)__", lambda m: fields.get(m[1], m[0]), text)
+
+
+def embed_json(obj: Any) -> str:
     """JSON safe inside a <script> element (no closing tag, no HTML comment openers)."""
     text = json.dumps(obj, ensure_ascii=False)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
@@ -120,17 +128,19 @@ def write_episode_page(
     title = (
         f"{data['meta'].get('game')} {data['meta'].get('preset')} {data['meta'].get('condition')}"
     )
-    html = (
-        _template("episode.html")
-        .replace("__TITLE__", _html_escape(title))
-        .replace("__VIDEO__", _html_escape(Path(src).as_posix()))
-        .replace("__DATA__", _embed(data))
+    html = fill(
+        template("episode.html"),
+        {
+            "TITLE": html_escape(title),
+            "VIDEO": html_escape(Path(src).as_posix()),
+            "DATA": embed_json(data),
+        },
     )
     write_text_atomic(out, html)
     return out
 
 
-def _html_escape(text: str) -> str:
+def html_escape(text: str) -> str:
     return (
         text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
     )
@@ -138,8 +148,28 @@ def _html_escape(text: str) -> str:
 
 def write_index(runs: list[dict[str, Any]], out: str | os.PathLike[str]) -> Path:
     """The filterable index; each run dict has the scores fields and ``page`` (relative URL)."""
-    write_text_atomic(out, _template("index.html").replace("__DATA__", _embed(runs)))
+    write_text_atomic(out, fill(template("index.html"), {"DATA": embed_json(runs)}))
     return Path(out)
+
+
+def episode_page_name(corpus: str, preset: str, condition: str, game: str) -> str:
+    """An episode's page inside the inspection site: its run-directory path, ending ``.html``."""
+    return f"{corpus}/{preset}/{condition}/{game}.html"
+
+
+def run_row(row: Any, page: str | None) -> dict[str, Any]:
+    """A scores-table row (a named tuple) as the run lists show it; ``page`` links its page."""
+    level = None if pd.isna(row.level) else int(row.level)
+    return {
+        "corpus": row.corpus,
+        "preset": row.preset,
+        "condition": row.condition,
+        "game": row.game,
+        "genre": row.genre,
+        "level": level,
+        "status": row.status,
+        "page": page,
+    }
 
 
 def build_site(
@@ -157,20 +187,7 @@ def build_site(
         page = None
         if episode_finished(ep):
             jpath = Path(judgements_dir) / rel.with_suffix(".json") if judgements_dir else None
-            target = out_dir / rel.with_suffix(".html")
-            write_episode_page(ep, target, str(jpath) if jpath and jpath.exists() else None)
-            page = target.relative_to(out_dir).as_posix()
-        level = None if pd.isna(row.level) else int(row.level)
-        runs.append(
-            {
-                "corpus": row.corpus,
-                "preset": row.preset,
-                "condition": row.condition,
-                "game": row.game,
-                "genre": row.genre,
-                "level": level,
-                "status": row.status,
-                "page": page,
-            }
-        )
+            page = episode_page_name(row.corpus, row.preset, row.condition, row.game)
+            write_episode_page(ep, out_dir / page, str(jpath) if jpath and jpath.exists() else None)
+        runs.append(run_row(row, page))
     return write_index(runs, out_dir / "index.html")

@@ -1,5 +1,6 @@
 """The analysis rules' jobs over a scores table: the paper's tables and figures, the
-engine-check table, the inspection pages and the reproduction report.
+engine-check table, the inspection pages, the dashboard (and pictures of both) and the
+reproduction report.
 
 Like playsuite.planning.jobs, each function is what a workflow script used to do, so the script
 only unpacks Snakemake's objects. They live in the workflow layer because they combine several
@@ -236,6 +237,82 @@ def dataset_job(scores: str, runs: str, judgements: str, out: str) -> None:
     )
     summary = export_dataset(load_scores_sources(scores, runs, judgements), out, options)
     print(export_log(summary), file=sys.stderr)
+
+
+def dashboard_job(
+    judge: str,
+    scores: str,
+    *,
+    main_table: str,
+    report: str,
+    figures: Sequence[str],
+    inspect_dir: str,
+    out: str,
+) -> None:
+    """The campaign's dashboard page (playsuite.analysis.dashboard) from what the analysis
+    rules made for ``judge``."""
+    from playsuite.analysis.dashboard import write_dashboard
+
+    df = read_scores(scores)
+    write_dashboard(
+        judge,
+        df,
+        main_table=main_table,
+        report=report,
+        figures=figures,
+        inspect_dir=inspect_dir,
+        out=out,
+    )
+    print(f"{len(df)} runs, {len(figures)} figures -> {out}", file=sys.stderr)
+
+
+def dashboard_from_results(
+    results: str | Path, judge: str, *, scores: str | None = None, out: str | None = None
+) -> Path:
+    """``playsuite dashboard``: the dashboard of ``judge`` from a results tree laid out as the
+    workflow lays it out (``results`` in place of ``results/``), without Snakemake. Figures are
+    the PNGs that exist: Figure 10, then the judge's folder in name order."""
+    from playsuite.planning import paths
+
+    def under(path: str) -> Path:
+        return Path(results) / Path(path).relative_to(paths.RESULTS)
+
+    figures = [under(paths.figure("efficiency", "png"))]
+    figures = [f for f in figures if f.is_file()]
+    figures += sorted(under(paths.figure("x", "png", judge)).parent.glob("*.png"))
+    scores = scores or str(under(paths.scores(judge)))
+    main, report = under(paths.table("main", "md", judge)), under(paths.report(judge, "md"))
+    for need in (Path(scores), main, report):
+        if not need.is_file():
+            raise FileNotFoundError(f"{need} does not exist (run the analysis for {judge} first)")
+    target = out or str(under(paths.dashboard(judge)))
+    dashboard_job(
+        judge,
+        scores,
+        main_table=str(main),
+        report=str(report),
+        figures=[str(f) for f in figures],
+        inspect_dir=str(under(paths.inspect_dir(judge))),
+        out=target,
+    )
+    return Path(target)
+
+
+def screenshots_job(
+    scores: str, dashboard: str, inspect_dir: str, *, inspector_png: str, dashboard_png: str
+) -> None:
+    """Pictures of the dashboard's run browser and of one episode's inspection page (the
+    best-judged one), taken in Chromium."""
+    from playsuite.analysis.page_capture import (
+        capture_dashboard,
+        capture_inspector,
+        showcase_page,
+    )
+
+    page = showcase_page(read_scores(scores), inspect_dir)
+    print(f"inspection page: {page}", file=sys.stderr)
+    capture_inspector(page, inspector_png)
+    capture_dashboard(dashboard, dashboard_png)
 
 
 def ablation_job(

@@ -1,4 +1,5 @@
-"""``playsuite status``: where a running or finished campaign stands (playsuite.planning.status)."""
+"""``playsuite status``: where a running or finished campaign stands (playsuite.planning.status);
+``playsuite dashboard``: its results dashboard, built from a results tree."""
 
 from __future__ import annotations
 
@@ -34,6 +35,20 @@ def register(sub: Any) -> None:
     p.add_argument("--json", action="store_true", help="print JSON instead of the table")
     p.set_defaults(func=_status)
 
+    d = sub.add_parser(
+        "dashboard",
+        help="one HTML page of a judge's campaign: main table, figures, report, run browser",
+        description="Build the results dashboard of one judge's campaign from a results tree "
+        "(what rule `dashboard` makes, without Snakemake): the main table, every figure, the "
+        "reproduction report and a run browser linking to each episode's inspection page. "
+        "Needs the analysis outputs (main table, report, inspection pages) to exist.",
+    )
+    d.add_argument("--judge", required=True, help="the judge whose scores the campaign is")
+    d.add_argument("--results", default=paths.RESULTS, help="results folder (default: results)")
+    d.add_argument("--scores", help="scores table (default: RESULTS/scores/JUDGE.tsv)")
+    d.add_argument("--out", help="page to write (default: RESULTS/dashboard/JUDGE/index.html)")
+    d.set_defaults(func=_dashboard)
+
 
 def _status(args: argparse.Namespace) -> int:
     status = campaign_status(
@@ -47,4 +62,11 @@ def _status(args: argparse.Namespace) -> int:
         print(json.dumps(rows, indent=2))
     else:
         print(render(status, reasons=args.reasons), end="")
+    return 0
+
+
+def _dashboard(args: argparse.Namespace) -> int:
+    from playsuite.planning.analysis_jobs import dashboard_from_results
+
+    print(dashboard_from_results(args.results, args.judge, scores=args.scores, out=args.out))
     return 0

@@ -55,6 +55,8 @@ REPORT = RESULTS + "/report"
 INSPECT = RESULTS + "/inspect"
 #: A judged campaign's episodes as a Hugging Face dataset (playsuite.analysis.dataset).
 DATASETS = RESULTS + "/datasets"
+#: One results dashboard per judge's campaign, and pictures of its pages (README, docs/img).
+DASHBOARD = RESULTS + "/dashboard"
 #: The worker sweep of Figure 10b: one play shard per worker count, outside the campaign.
 EFFICIENCY_RUN = RESULTS + "/efficiency/concurrency/w{workers}"
 EFFICIENCY_MANIFEST = EFFICIENCY_RUN + "/manifest.tsv"
@@ -320,3 +322,9 @@ def inspect_dir(judge: str) -> str:
 def dataset_dir(judge: str) -> str:
     """The dataset folder of the episodes ``judge`` scored: ``results/datasets/{judge}``."""
     return f"{DATASETS}/{judge}"
+
+
+def dashboard(judge: str, name: str = "index.html") -> str:
+    """``results/dashboard/{judge}/{name}``: the campaign's dashboard page (``index.html``) or a
+    picture beside it (``inspector.png``, ``dashboard.png``)."""
+    return f"{DASHBOARD}/{judge}/{name}"
