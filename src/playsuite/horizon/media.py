@@ -1,7 +1,7 @@
 """The frames one request shows, as its model server accepts them.
 
 A preset declares what one prompt may carry (``serve.limit_mm_per_prompt`` in
-config/models.yaml): play presets take a few images, the Video-LLM judges one video. The same
+config/models.yaml): play presets take a few images, the Video-LLM judges also one video. The same
 annotation or question is sent either way: as up to N separate images, or as one short clip of
 the same frames (:func:`~playsuite.judge.video.encode_mp4_bytes`, as the judge sends episodes).
 Frames come from one decode of the episode's video at the horizon sampling rate, so an index in
@@ -38,15 +38,19 @@ class MediaPlan:
             raise ValueError(f"bad media plan {self.kind!r}/{self.most}")
 
 
-def media_plan(serve: Mapping[str, Any], frames: int) -> MediaPlan:
-    """How a preset with ``serve`` settings is shown ``frames`` frames: images while it takes
-    any, else one video when it takes one, else none."""
+def media_plan(serve: Mapping[str, Any], frames: int, prefer: str = "auto") -> MediaPlan:
+    """How a preset with ``serve`` settings is shown ``frames`` frames. ``prefer`` ``auto``: one
+    clip where the preset takes a video (the Video-LLM judges), else images; ``image`` or
+    ``video``: that kind where the preset takes it, else the other; none when it takes neither."""
+    if prefer not in ("auto", "image", "video"):
+        raise ValueError(f"media must be auto, image or video, not {prefer!r}")
     limits = dict(serve.get("limit_mm_per_prompt") or {})
     images = int(limits.get("image", 0) or 0)
+    videos = int(limits.get("video", 0) or 0)
+    if videos > 0 and (prefer in ("auto", "video") or images == 0):
+        return MediaPlan("video", frames)
     if images > 0:
         return MediaPlan("image", min(frames, images))
-    if int(limits.get("video", 0) or 0) > 0:
-        return MediaPlan("video", frames)
     return MediaPlan("image", 0)
 
 

@@ -146,6 +146,7 @@ def build_questions(
 ) -> dict[str, Any]:
     """The question-set document (:mod:`playsuite.records.horizon`) for ``items``."""
     pools = _Pools(items)
+    names = _names(items)
     made: dict[str, list[dict[str, Any]]] = {t: [] for t in TASKS}
     skipped = dict.fromkeys(TASKS, 0)
     for item in items:
@@ -155,6 +156,7 @@ def build_questions(
                 f"the set uses {sample_fps}"
             )
         doc = item.doc
+        key = names[item.episode]
         ops = {o["id"]: o for o in doc["operations"]}
         goals = {g["id"]: g for g in doc["goals"]}
         goal_of = {c: g["id"] for g in doc["goals"] for c in g["children"]}
@@ -179,7 +181,7 @@ def build_questions(
             own, others = pools.candidates(item.game, "actions")
             add(
                 "T1",
-                f"T1:{item.key}:{op['id']}",
+                f"T1:{key}:{op['id']}",
                 op["frames"],
                 "The frames show a moment of play. The player was told: "
                 f'"{op["instruction"]}". Which inputs did the player send next?',
@@ -189,7 +191,7 @@ def build_questions(
             )
             add(
                 "T1-frames",
-                f"T1-frames:{item.key}:{op['id']}",
+                f"T1-frames:{key}:{op['id']}",
                 op["frames"],
                 "The frames show a moment of play. Which inputs did the player send next?",
                 right,
@@ -199,7 +201,7 @@ def build_questions(
         for goal in doc["goals"]:
             children = [ops[c]["instruction"] for c in goal["children"]]
             right = _numbered(children)
-            qid = f"T2:{item.key}:{goal['id']}"
+            qid = f"T2:{key}:{goal['id']}"
             rng = rng_for(qid + ":wrong")
             own_ops, other_ops = pools.candidates(item.game, "operations")
             wrong_own = _reorderings(children, rng) + _swaps(children, own_ops, rng)
@@ -217,7 +219,7 @@ def build_questions(
             own_goals, other_goals = pools.candidates(item.game, "goals")
             add(
                 "T2-up",
-                f"T2-up:{item.key}:{goal['id']}",
+                f"T2-up:{key}:{goal['id']}",
                 goal["frames"],
                 f"The player carried out these operations in order: {right}. Which goal do they "
                 "serve?",
@@ -231,7 +233,7 @@ def build_questions(
             right = _t3(
                 strategy["instruction"], goal["instruction"], op["instruction"], _actions(op)
             )
-            qid = f"T3:{item.key}:{op['id']}"
+            qid = f"T3:{key}:{op['id']}"
             wrong = []
             for other_op, other_actions in sorted(set(pools.by_game[item.game]["op_pairs"])):
                 wrong.append(
@@ -279,6 +281,19 @@ def build_questions(
         "skipped": skipped,
         "questions": questions,
     }
+
+
+def _names(items: Sequence[Annotated]) -> dict[str, str]:
+    """Each episode's name in question ids: its corpus/preset/condition/game, with ``#n`` added
+    (by order of directory) where several episodes share one (repeated plays of a game)."""
+    groups: dict[str, list[str]] = defaultdict(list)
+    for item in items:
+        groups[item.key].append(item.episode)
+    names = {}
+    for key, episodes in groups.items():
+        for n, episode in enumerate(sorted(episodes)):
+            names[episode] = key if len(episodes) == 1 else f"{key}#{n}"
+    return names
 
 
 def _reorderings(children: list[str], rng: random.Random) -> list[str]:

@@ -131,7 +131,7 @@ def annotate_episodes(
     a count per status."""
     entry = registry_entry(annotator)
     prompts = load_prompts(prompts_dir)
-    plan = media_plan(entry.serve, int(settings["frames"]))
+    plan = media_plan(entry.serve, int(settings["frames"]), str(settings["media"]))
     counts: dict[str, int] = {}
     rows = []
     with served_client(entry, options) as client:
@@ -161,7 +161,7 @@ def answer_file(
     entry = registry_entry(preset)
     questions = read_questions(questions_path)
     prompts = load_prompts(prompts_dir)
-    plan = media_plan(entry.serve, int(settings["frames"]))
+    plan = media_plan(entry.serve, int(settings["frames"]), str(settings["media"]))
     with served_client(entry, options) as client:
         doc = answer_questions(
             preset,
