@@ -1,0 +1,116 @@
+"""The horizon rules in a copy of the workflow: played runs -> annotation jobs (the stand-in model
+server, a protocol test double, behind horizon.server_argv) -> the question set -> each preset's
+answers -> the accuracy table -> its correlation with the frame judge's progress levels."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from playsuite.records.horizon import read_annotation, read_answers, read_questions
+from playsuite.records.manifest import EpisodeSummary, write_manifest
+from playsuite.testing.standin import standin_argv
+from playsuite.testing.synthetic_episode import idle_script, playing_script, write_episode
+
+SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
+CORPUS = """\
+games:
+  - {id: toy-a, title: Toy A, source: local, package: toy, runtime: pygame, entry: a.py,
+     genre: Platformer, controls: Arrows move; Space jumps.}
+  - {id: toy-b, title: Toy B, source: local, package: toy, runtime: pygame, entry: b.py,
+     genre: Puzzle}
+"""
+PRESETS = ["qwen2.5-vl-7b", "qwen3-vl-8b"]
+CONDITION = "k0-hz0.33-base"
+RULES = [
+    "horizon",
+    "annotate_horizon_run",
+    "build_horizon_questions",
+    "answer_horizon_questions",
+    "tabulate_horizon_accuracy",
+    "correlate_horizon_progress",
+    "judge_shard",
+    "judge_scores",
+]
+
+
+@pytest.mark.slow
+def test_horizon_targets(repo_copy: Path) -> None:
+    work = repo_copy
+    (work / "test_corpus.yaml").write_text(CORPUS)
+    config = {
+        "corpora": {"test": {"table": "test_corpus.yaml"}},
+        "presets": PRESETS,
+        "conditions": [CONDITION],
+        "judges": ["frame"],
+        "horizon": {
+            "annotator": "qwen2.5-vl-7b",
+            "runs": [f"test/{p}/{CONDITION}" for p in PRESETS],
+            "presets": PRESETS,
+            "judge": "frame",
+            "goal_s": [6, 12],
+            "strategy_s": [12, 24],
+            "server_argv": standin_argv("{uds}", model="{preset}"),
+            "ready_timeout_s": 60,
+        },
+    }
+    (work / "test_config.yaml").write_text(yaml.safe_dump(config))
+    for preset in PRESETS:  # stand in for the play stage
+        run = Path("results/runs/test") / preset / CONDITION
+        rows = []
+        for game, script in (("toy-a", playing_script()), ("toy-b", idle_script(12.0))):
+            write_episode(work / run / game, script, corpus="test", game=game)
+            rows.append(
+                EpisodeSummary(
+                    game=game,
+                    status="ok",
+                    steps=4,
+                    frames=30,
+                    t_game=12.0,
+                    wall_s=12.0,
+                    invalid_rate=0.0,
+                    episode_dir=str(run / game),
+                )
+            )
+        write_manifest(work / run / "shards/s0000.tsv", rows)
+    out = subprocess.run(
+        [
+            SNAKEMAKE,
+            "horizon",
+            "--cores",
+            "2",
+            "--configfile",
+            "test_config.yaml",
+            "--allowed-rules",
+            *RULES,
+        ],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert out.returncode == 0, (out.stdout + out.stderr)[-3000:]
+    for preset in PRESETS:
+        index = work / f"results/horizon/annotations/test/{preset}/{CONDITION}.tsv"
+        assert index.is_file()
+        doc = read_annotation(work / f"results/runs/test/{preset}/{CONDITION}/toy-a")
+        assert doc["status"] == "ok" and doc["annotator"] == "qwen2.5-vl-7b"
+        assert len(doc["goals"]) >= 2
+        answers = read_answers(work / f"results/horizon/answers/{preset}.json")
+        assert answers["preset"] == preset
+    questions = read_questions(work / "results/horizon/questions.json")
+    assert len(answers["answers"]) == len(questions["questions"]) > 0
+    accuracy = pd.read_csv(work / "results/tables/horizon_accuracy.tsv", sep="\t")
+    assert set(accuracy["preset"]) == set(PRESETS) and "all" in set(accuracy["task"])
+    correlation = pd.read_csv(work / "results/tables/horizon_correlation.tsv", sep="\t")
+    assert set(correlation["preset"]) == set(PRESETS)
+    assert correlation["spearman_rho"].isna().all()  # two models: no rank correlation
+    assert (work / "results/tables/horizon_correlation.md").is_file()
+    logs = work / "results/logs/horizon"
+    assert (logs / "questions.log").is_file() and (logs / "accuracy.log").is_file()
+    assert (work / f"results/benchmarks/horizon/answer/{PRESETS[0]}.tsv").is_file()
