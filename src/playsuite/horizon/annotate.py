@@ -136,6 +136,7 @@ class Annotator:
         """The annotation document of one episode (``status`` ``failed`` with the reason when the
         episode cannot be annotated or the server fails for good)."""
         episode_dir = Path(episode_dir)
+        self.usage = {}
         doc = self._document(episode_dir)
         try:
             meta = read_meta(episode_dir)

@@ -105,9 +105,14 @@ def answer_questions(
         return ok, {"requests": 1, **spent}
 
     items = list(questions["questions"])
+    # asked episode by episode, so that each video is decoded once; written in the set's order
+    order = sorted(range(len(items)), key=lambda i: (items[i]["episode"], i))
     workers = max(1, min(client.max_concurrency, len(items)))
     with ThreadPoolExecutor(workers, thread_name_prefix="horizon-answer") as pool:
-        results = list(pool.map(one, items))
+        done = list(pool.map(one, [items[i] for i in order]))
+    results = [None] * len(items)
+    for i, result in zip(order, done, strict=True):
+        results[i] = result
     answers = [answer for answer, _ in results]
     usage = {k: sum(spent.get(k, 0) for _, spent in results) for k in USAGE_KEYS}
     return {

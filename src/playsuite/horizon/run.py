@@ -137,7 +137,6 @@ def annotate_episodes(
     with served_client(entry, options) as client:
         worker = Annotator(annotator, client, prompts, settings, plan)
         for episode_dir in episode_dirs:
-            worker.usage = {}
             doc = worker.annotate(episode_dir, game_text(episode_dir, catalogs, games_dir))
             write_annotation(episode_dir, doc)
             rows.append(index_row(episode_dir, doc))
