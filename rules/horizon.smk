@@ -134,7 +134,11 @@ rule tabulate_horizon_accuracy:
 rule correlate_horizon_progress:
     input:
         accuracy=paths.table("horizon_accuracy", "tsv"),
-        scores=paths.scores(HORIZON.judge) if HORIZON else [],
+        scores=(
+            SCORES_GIVEN.get(HORIZON.judge, paths.scores(HORIZON.judge))
+            if HORIZON
+            else []
+        ),
     output:
         tsv=report(
             paths.table("horizon_correlation", "tsv"),

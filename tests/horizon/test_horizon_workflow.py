@@ -1,6 +1,7 @@
 """The horizon rules in a copy of the workflow: played runs -> annotation jobs (the stand-in model
 server, a protocol test double, behind horizon.server_argv) -> the question set -> each preset's
-answers -> the accuracy table -> its correlation with the frame judge's progress levels."""
+answers -> the accuracy table -> its correlation with the progress levels of a given scores
+table (``analysis.scores``: the workflow is then the analysis stage, and plays nothing)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import yaml
 
 from playsuite.records.horizon import read_annotation, read_answers, read_questions
 from playsuite.records.manifest import EpisodeSummary, write_manifest
+from playsuite.records.scores import scores_frame, write_scores
 from playsuite.testing.standin import standin_argv
 from playsuite.testing.synthetic_episode import idle_script, playing_script, write_episode
 
@@ -34,8 +36,6 @@ RULES = [
     "answer_horizon_questions",
     "tabulate_horizon_accuracy",
     "correlate_horizon_progress",
-    "judge_shard",
-    "judge_scores",
 ]
 
 
@@ -48,6 +48,7 @@ def test_horizon_targets(repo_copy: Path) -> None:
         "presets": PRESETS,
         "conditions": [CONDITION],
         "judges": ["frame"],
+        "analysis": {"scores": {"frame": "given_scores.tsv"}},
         "horizon": {
             "annotator": "qwen2.5-vl-7b",
             "runs": [f"test/{p}/{CONDITION}" for p in PRESETS],
@@ -60,6 +61,25 @@ def test_horizon_targets(repo_copy: Path) -> None:
         },
     }
     (work / "test_config.yaml").write_text(yaml.safe_dump(config))
+    score_rows = [
+        {
+            "corpus": "test",
+            "preset": preset,
+            "family": "VLM",
+            "condition": CONDITION,
+            "history_k": 0,
+            "hz": 0.33,
+            "variant": "base",
+            "game": game,
+            "genre": "Puzzle",
+            "judge": "frame",
+            "level": level,
+            "status": "ok",
+        }
+        for preset, levels in zip(PRESETS, ([1, 2], [0, 1]), strict=True)
+        for game, level in zip(("toy-a", "toy-b"), levels, strict=True)
+    ]
+    write_scores(scores_frame(score_rows), work / "given_scores.tsv")
     for preset in PRESETS:  # stand in for the play stage
         run = Path("results/runs/test") / preset / CONDITION
         rows = []
@@ -109,6 +129,10 @@ def test_horizon_targets(repo_copy: Path) -> None:
     assert set(accuracy["preset"]) == set(PRESETS) and "all" in set(accuracy["task"])
     correlation = pd.read_csv(work / "results/tables/horizon_correlation.tsv", sep="\t")
     assert set(correlation["preset"]) == set(PRESETS)
+    assert correlation.set_index("preset")["online_progress"].to_dict() == {
+        PRESETS[0]: 1.5,
+        PRESETS[1]: 0.5,
+    }
     assert correlation["spearman_rho"].isna().all()  # two models: no rank correlation
     assert (work / "results/tables/horizon_correlation.md").is_file()
     logs = work / "results/logs/horizon"

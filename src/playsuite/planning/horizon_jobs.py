@@ -4,8 +4,8 @@ answers, and the job functions its scripts call.
 ``horizon:`` in the configuration names the annotator, the runs whose episodes it annotates
 (``corpus/preset/condition``), the presets that answer the question set and the judge whose
 scores give online progress. A run's episodes are those its play manifests list (planned by this
-workflow or already on disk), or, for a run recorded elsewhere (a person's play), every episode
-directory under it with a ``meta.json``.
+workflow, or else found on disk when the job runs), or, for a run recorded elsewhere without
+any (a person's play), every episode directory under it with a ``meta.json``.
 """
 
 from __future__ import annotations
@@ -80,17 +80,18 @@ def horizon_plan(config: Mapping[str, Any], registry: Any) -> HorizonPlan | None
 
 
 def run_manifests(planned: Sequence[str], corpus: str, preset: str, condition: str) -> list[str]:
-    """A run's play manifests: those this workflow plans, and those already on disk."""
+    """The play manifests of a run that this workflow plans (an annotation job's inputs). A run
+    it does not plan is read as it is on disk when the job runs (:func:`run_episodes`)."""
     folder = paths.run_dir(corpus, preset, condition)
-    mine = [m for m in planned if m.startswith(folder + "/")]
-    present = sorted(glob.glob(f"{folder}/shards/*.tsv"))
-    return sorted(set(mine) | set(present))
+    return sorted(m for m in planned if m.startswith(folder + "/"))
 
 
 def run_episodes(run_dir: str | os.PathLike[str], manifests: Sequence[str]) -> list[str]:
-    """The episode directories of a run: its manifests' games, else every finished episode."""
+    """The episode directories of a run: the games of its manifests (``manifests``, else those
+    on disk), else, for a run recorded without any, every directory holding a ``meta.json``."""
     from playsuite.records.manifest import read_manifest
 
+    manifests = list(manifests) or sorted(glob.glob(f"{run_dir}/shards/*.tsv"))
     if manifests:
         games = sorted({row.game for m in manifests for row in read_manifest(m)})
         return [str(Path(run_dir) / g) for g in games]
