@@ -3,29 +3,8 @@
 # one model server for the run) and writes the run's annotation index; the question set is built
 # from every index; each answering preset answers it with its own server; the accuracy table and
 # the offline-online correlation come last. Nothing here is in `all`: `snakemake horizon` (rule
-# horizon below) builds it all, and every file is a target of its own.
-
-from playsuite.planning.horizon_jobs import horizon_plan, run_manifests
-
-HORIZON = horizon_plan(config, REGISTRY)
-
-
-def horizon_targets():
-    if not HORIZON:
-        return []
-    return [
-        paths.table("horizon_accuracy", "tsv"),
-        paths.table("horizon_correlation", "tsv"),
-    ]
-
-
-def horizon_run_manifests(wc):
-    return run_manifests(
-        PLAN.paper_manifests() + PLAN.check_manifests(),
-        wc.corpus,
-        wc.preset,
-        wc.condition,
-    )
+# horizon below) builds it all, and every file is a target of its own. HORIZON (the plan of the
+# horizon: section) and the target lists are in rules/common.smk.
 
 
 rule horizon:
