@@ -138,3 +138,41 @@ def test_horizon_targets(repo_copy: Path) -> None:
     logs = work / "results/logs/horizon"
     assert (logs / "questions.log").is_file() and (logs / "accuracy.log").is_file()
     assert (work / f"results/benchmarks/horizon/answer/{PRESETS[0]}.tsv").is_file()
+
+
+@pytest.mark.slow
+def test_embedded_default_plans_the_horizon_target(repo: Path) -> None:
+    """config/config.yaml's horizon: section plans, under `snakemake horizon` only, the play of
+    the annotated run, the tiny model's build, one annotation job, the questions, one answer job
+    and both tables; `all` is unchanged."""
+    out = subprocess.run(
+        [SNAKEMAKE, "horizon", "-n", "--quiet", "rules"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    counts = _job_counts(out.stdout)
+    assert counts["annotate_horizon_run"] == 1 and counts["answer_horizon_questions"] == 1
+    assert counts["build_horizon_questions"] == 1 and counts["build_tiny_model"] == 1
+    assert counts["tabulate_horizon_accuracy"] == counts["correlate_horizon_progress"] == 1
+    assert counts["play_shard"] >= 1  # the annotated run is played first
+    default = subprocess.run(
+        [SNAKEMAKE, "-n", "--quiet", "rules", "--forceall"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert default.returncode == 0, default.stdout + default.stderr
+    assert not [rule for rule in _job_counts(default.stdout) if "horizon" in rule]
+
+
+def _job_counts(text: str) -> dict[str, int]:
+    """Snakemake's job table (``--quiet rules``): rule -> count."""
+    return {
+        parts[0]: int(parts[1])
+        for line in text.splitlines()
+        if len(parts := line.split()) == 2 and parts[1].isdigit()
+    }
