@@ -31,6 +31,7 @@ include: "rules/play.smk"
 include: "rules/judge.smk"
 include: "rules/validation.smk"
 include: "rules/analysis.smk"
+include: "rules/horizon.smk"
 
 
 # On a cluster these run on the submit host, not as sbatch jobs (docs/cluster.md): acquisition
@@ -59,6 +60,10 @@ localrules:
     analysis_figures,
     catalog_table,
     conformance_table,
+    horizon,
+    build_horizon_questions,
+    tabulate_horizon_accuracy,
+    correlate_horizon_progress,
 
 
 rule all:

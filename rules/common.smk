@@ -9,6 +9,7 @@ from pathlib import Path
 
 from playsuite.inference.engine import TINY_ARCHITECTURES
 from playsuite.planning import paths
+from playsuite.planning.horizon_jobs import horizon_plan, run_manifests
 from playsuite.planning.plan import Plan
 from playsuite.planning.play import (
     corpus_games,
@@ -223,6 +224,31 @@ def analysis_figure_targets():
     if ANALYSIS.ratings or VALIDATION:
         out += [paths.table("agreement", ext) for ext in ("csv", "md", "tex")]
     return out
+
+
+# Trajectories as data (horizon:, rules/horizon.smk): None unless configured.
+HORIZON = horizon_plan(config, REGISTRY)
+
+
+def horizon_targets():
+    """The horizon stage's tables (rule horizon; not part of final_outputs)."""
+    if not HORIZON:
+        return []
+    return [
+        paths.table("horizon_accuracy", "tsv"),
+        paths.table("horizon_correlation", "tsv"),
+    ]
+
+
+def horizon_run_manifests(wc):
+    """The play manifests of a run to annotate that this workflow plans (none for a run
+    recorded elsewhere: its job reads it from disk)."""
+    return run_manifests(
+        PLAN.paper_manifests() + PLAN.check_manifests(),
+        wc.corpus,
+        wc.preset,
+        wc.condition,
+    )
 
 
 def final_outputs():

@@ -20,6 +20,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "playsuite.harness.cli",
     "playsuite.analysis.cli",
     "playsuite.catalog.cli",
+    "playsuite.horizon.cli",
     "playsuite.inference.cli",
     "playsuite.planning.cli",
     "playsuite.human.cli",

@@ -100,6 +100,7 @@ RULE_FILES = [
     "judge.smk",
     "validation.smk",
     "analysis.smk",
+    "horizon.smk",
 ]
 
 

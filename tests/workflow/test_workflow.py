@@ -82,6 +82,8 @@ def test_cpu_rules_carry_the_container(repo: Path) -> None:
         "validation_judge",  # a judge shard of the validation set
         "catalog_launch",
         "build_tiny_model",  # runs the engine's own Python (.venv-engine)
+        "annotate_horizon_run",  # starts the annotator's model server, like a judge shard
+        "answer_horizon_questions",  # starts the answering preset's model server
     }
     seen = set()
     for path in sorted((repo / "rules").glob("*.smk")):

@@ -70,6 +70,12 @@ VALIDATION_VIDEOS = VALIDATION + "/videos"
 VALIDATION_JUDGEMENT_DIR = VALIDATION + "/judgements/{judge}"
 VALIDATION_JUDGE_MANIFEST = VALIDATION_JUDGEMENT_DIR + "/manifest.tsv"
 VALIDATION_RATINGS = VALIDATION + "/judge_ratings.csv"
+#: Trajectories as data (docs/horizon.md): a run's annotation index (the annotations lie beside
+#: its episodes, ``horizon.json``), the question set, one preset's answers.
+HORIZON = RESULTS + "/horizon"
+HORIZON_INDEX = HORIZON + "/annotations/{corpus}/{preset}/{condition}.tsv"
+HORIZON_QUESTIONS = HORIZON + "/questions.json"
+HORIZON_ANSWERS = HORIZON + "/answers/{preset}.json"
 
 #: The wildcards of the whole workflow, declared once (rules/common.smk). A play shard is
 #: ``sNNNN``; a judge shard cut from episode targets is ``eNNNN`` (planning.judge).
@@ -276,6 +282,14 @@ def efficiency_costs(workers: int | str) -> str:
 
 def efficiency_manifest(workers: int | str) -> str:
     return EFFICIENCY_MANIFEST.format(workers=workers)
+
+
+def horizon_index(corpus: str, preset: str, condition: str) -> str:
+    return HORIZON_INDEX.format(corpus=corpus, preset=preset, condition=condition)
+
+
+def horizon_answers(preset: str) -> str:
+    return HORIZON_ANSWERS.format(preset=preset)
 
 
 def validation_judge_manifest(judge: str) -> str:

@@ -11,6 +11,8 @@ than guessed at.
 - :mod:`playsuite.records.costs`: a job attempt's cost record (one-row TSV).
 - :mod:`playsuite.records.manifest`: a play shard's manifest (one TSV row per episode).
 - :mod:`playsuite.records.scores`: a judge's scores table.
+- :mod:`playsuite.records.horizon`: multi-horizon annotations, their run index, the offline
+  question set and a preset's answers.
 
 This package imports only :mod:`playsuite.files`: every layer may use it.
 """
