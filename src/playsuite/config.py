@@ -124,6 +124,13 @@ def schema_default(schema_name: str, *keys: str) -> Any:
     return node["default"]
 
 
+def def_defaults(schema_name: str, definition: str) -> dict[str, Any]:
+    """The ``default`` of each property of the schema's ``$defs/{definition}`` that has one (a
+    block such as the model registry's ``endpoint``, which appears under many names)."""
+    props = _schema(schema_name)["$defs"][definition]["properties"]
+    return {key: copy.deepcopy(sub["default"]) for key, sub in props.items() if "default" in sub}
+
+
 def game_option_default(name: str) -> Any:
     """The corpus schema's ``default`` for the row option ``options.{name}`` (a runtime setting
     every runtime reads, e.g. ``ready_settle_s``), so runtimes write no default of their own."""

@@ -7,12 +7,13 @@ the cost figure) asks this module, so a preset is described in exactly one place
 from __future__ import annotations
 
 import copy
+import os
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from playsuite.config import ConfigError, config_dir, load_validated
+from playsuite.config import ConfigError, config_dir, def_defaults, load_validated
 
 
 def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
@@ -26,11 +27,58 @@ def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
+class Endpoint:
+    """An OpenAI-compatible HTTP endpoint a preset of kind ``openai`` plays through.
+
+    The key is never held here: ``api_key_env`` names the environment variable that has it, read
+    by :meth:`api_key` when a client is made, so no configuration file or record carries it.
+    ``max_concurrency`` and ``requests_per_minute`` bound a whole play job (all its workers).
+    """
+
+    base_url: str
+    api_key_env: str
+    model: str
+    max_concurrency: int
+    requests_per_minute: float | None
+    timeout_s: float
+    attempts: int
+    backoff_s: float
+    backoff_max_s: float
+
+    @classmethod
+    def from_config(cls, raw: dict[str, Any]) -> Endpoint:
+        """The block of ``config/models.yaml`` with the schema's defaults for what it leaves out."""
+        merged = {**def_defaults("models", "endpoint"), **raw}
+        rpm = merged["requests_per_minute"]
+        return cls(
+            base_url=str(merged["base_url"]).rstrip("/"),
+            api_key_env=str(merged["api_key_env"]),
+            model=str(merged["model"]),
+            max_concurrency=int(merged["max_concurrency"]),
+            requests_per_minute=None if rpm is None else float(rpm),
+            timeout_s=float(merged["timeout_s"]),
+            attempts=int(merged["attempts"]),
+            backoff_s=float(merged["backoff_s"]),
+            backoff_max_s=float(merged["backoff_max_s"]),
+        )
+
+    def api_key(self, preset: str) -> str:
+        """The key from the environment; :class:`ConfigError` naming the variable when unset."""
+        key = os.environ.get(self.api_key_env, "")
+        if not key:
+            raise ConfigError(
+                f"preset {preset!r} ({self.base_url}): the environment variable "
+                f"{self.api_key_env} holding its API key is not set"
+            )
+        return key
+
+
+@dataclass(frozen=True)
 class Preset:
     """One model configuration a run can name (``--agent NAME``)."""
 
     name: str
-    kind: str  # "vllm" | "baseline"
+    kind: str  # "vllm" | "openai" | "baseline"
     family: str
     parser: str
     template: str
@@ -47,10 +95,22 @@ class Preset:
     params_effective_b: float | None = None  # per-layer embeddings (Gemma E*): effective size
     revision: str | None = None  # Hugging Face revision of hf_id (vllm serve --revision)
     image_scale: float = 1.0  # frames are resized by this factor before the model sees them
+    endpoint: Endpoint | None = None  # kind "openai": the HTTP endpoint it plays through
 
     @property
     def needs_server(self) -> bool:
+        """A vLLM server is started for the preset's jobs (kind ``vllm``)."""
         return self.kind == "vllm"
+
+    @property
+    def hosted(self) -> bool:
+        """The preset plays through an HTTP endpoint somebody else serves (kind ``openai``)."""
+        return self.kind == "openai"
+
+    @property
+    def uses_model(self) -> bool:
+        """A model answers the prompts (served here or hosted); False for a baseline."""
+        return self.needs_server or self.hosted
 
     @property
     def gpus(self) -> int:
@@ -139,6 +199,7 @@ def parse_registry(data: dict[str, Any]) -> Registry:
             params_active_b=merged.get("params_active_b"),
             params_effective_b=merged.get("params_effective_b"),
             revision=merged.get("revision"),
+            endpoint=Endpoint.from_config(merged["endpoint"]) if "endpoint" in merged else None,
         )
     judges = {}
     for name, raw in data["judges"].items():

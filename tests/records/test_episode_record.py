@@ -54,6 +54,13 @@ def full_meta() -> dict[str, Any]:
             "engine": "vllm",
             "engine_version": "0.32.0",
         },
+        "usage": {
+            "prompt_tokens": 4000,
+            "completion_tokens": 120,
+            "total_tokens": 4120,
+            "requests": 4,
+            "retries": 1,
+        },
         "host": "node1",
         "monitored": False,
         "video_fps": 10.0,
@@ -84,7 +91,7 @@ def test_an_episode_from_before_the_condition_settings_still_reads(tmp_path: Pat
     them and stays valid, a format-2 episode must hold them, and a wrong type is refused."""
     added = {k for k, version in ADDED_IN_FORMAT.items() if version == 2}
     assert added == {"model", "condition_settings", "sampling"}
-    old = {k: v for k, v in full_meta().items() if k not in added} | {"format": 1}
+    old = {k: v for k, v in full_meta().items() if k not in added | {"usage"}} | {"format": 1}
     (tmp_path / META_NAME).write_text(json.dumps(old))
     assert read_meta(tmp_path) == old
     with pytest.raises(CorruptEpisode, match="condition_settings"):
@@ -101,7 +108,7 @@ def test_meta_round_trip_keeps_keys_order_and_extras(tmp_path: Path) -> None:
     assert back == meta
     assert list(back) == list(meta)
     text = (tmp_path / META_NAME).read_text()
-    assert text.startswith('{\n  "format": 2,')
+    assert text.startswith('{\n  "format": 3,')
 
 
 def test_writer_refuses_a_meta_that_breaks_the_contract(tmp_path: Path) -> None:
@@ -121,12 +128,17 @@ def test_writer_refuses_a_meta_that_breaks_the_contract(tmp_path: Path) -> None:
         (lambda m: m.update(monitored=1), r"'monitored' must be bool, not int"),
         (lambda m: m.update(seed=True), r"'seed' must be int, not bool"),
         (lambda m: m["limits"].update(max_steps="x"), r"limits\.'max_steps' must be int or null"),
-        (lambda m: m.update(format=3), r"format 3 is newer than this playsuite reads \(up to 2\)"),
+        (lambda m: m.update(format=4), r"format 4 is newer than this playsuite reads \(up to 3\)"),
         (lambda m: m.pop("model"), r"missing keys \['model'\]"),
         (lambda m: m.update(model="vllm"), r"'model' must be dict or null, not str"),
         (lambda m: m["model"].pop("revision"), r"model: missing keys \['revision'\]"),
         (lambda m: m["model"].update(engine_version=32), r"model\.'engine_version' must be str"),
         (lambda m: m.update(format="one"), r"format 'one' is not a version number"),
+        (lambda m: m.pop("usage"), r"missing keys \['usage'\]"),
+        (lambda m: m.update(usage=12), r"'usage' must be dict or null, not int"),
+        (lambda m: m["usage"].pop("retries"), r"usage: missing keys \['retries'\]"),
+        (lambda m: m["usage"].update(prompt_tokens=1.5), r"usage\.'prompt_tokens' must be int"),
+        (lambda m: m["model"].update(endpoint=None), r"model\.'endpoint' must be str"),
     ],
 )
 def test_reader_names_the_file_and_what_is_wrong(tmp_path: Path, change, message: str) -> None:
@@ -152,11 +164,34 @@ def test_damaged_and_absent_meta_are_told_apart(tmp_path: Path) -> None:
         read_meta(tmp_path)
 
 
+def test_a_format_2_meta_reads_without_usage_and_a_hosted_model_names_its_endpoint(
+    tmp_path: Path,
+) -> None:
+    """Format 3 added ``usage`` (null for a baseline) and the model record's ``endpoint``;
+    format-2 episodes lack both and still read."""
+    assert {k for k, version in ADDED_IN_FORMAT.items() if version == 3} == {"usage"}
+    old = {k: v for k, v in full_meta().items() if k != "usage"} | {"format": 2}
+    (tmp_path / META_NAME).write_text(json.dumps(old))
+    assert read_meta(tmp_path) == old
+    write_meta(tmp_path, {**full_meta(), "usage": None, "model": None})
+    assert read_meta(tmp_path)["usage"] is None
+    hosted = {
+        "hf_id": None,
+        "revision": None,
+        "served": "gpt-4.1-mini",
+        "engine": "openai",
+        "engine_version": None,
+        "endpoint": "https://api.openai.com/v1",
+    }
+    write_meta(tmp_path, {**full_meta(), "model": hosted})
+    assert read_meta(tmp_path)["model"] == hosted
+
+
 def test_a_format_1_meta_reads_without_the_model_record(tmp_path: Path) -> None:
     """Format 2 added ``model``; episodes recorded before it still read, and a baseline's
     ``model`` is null."""
     old = {**full_meta(), "format": 1}
-    del old["model"]
+    del old["model"], old["usage"]
     (tmp_path / META_NAME).write_text(json.dumps(old))
     assert read_meta(tmp_path) == old
     write_meta(tmp_path, {**full_meta(), "model": None})

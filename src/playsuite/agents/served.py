@@ -1,4 +1,5 @@
-"""The policy for a model served by vLLM: the frame and the prompt in, the model's raw text out.
+"""The policy for a served model (the job's vLLM, or a hosted preset's endpoint): the frame and
+the prompt in, the model's raw text out.
 
 The request is an OpenAI chat completion: the template's system part as a system message (when
 the template has one, as the standard template does, after the paper's shared system prompt),
@@ -7,7 +8,8 @@ remembered steps for presets with ``history_frames``) and the rendered prompt, s
 preset's settings (temperature 0.5, 512 tokens, a seed per episode). The frame is sent at the
 game's own resolution, so the image the model sees is the screen and its coordinates need no
 rescaling beyond what its parser documents (a preset's ``image_scale`` resizes the frame before
-the request is made: playsuite.agents.screenshot).
+the request is made: playsuite.agents.screenshot). The reply's ``info`` (the trace's) carries
+the answer's token usage, its attempts and, when some failed first, why each did.
 """
 
 from __future__ import annotations
@@ -49,14 +51,17 @@ class ServedModelPolicy:
             seed=self.seed + request.step,
             timeout_s=timeout_s,
         )
+        info: dict[str, Any] = {
+            "usage": result.usage,
+            "finish_reason": result.finish_reason,
+            "attempts": result.attempts,
+            "images": len(images),
+        }
+        if result.retries:  # why the attempts before the answer failed (HTTP 429: ...)
+            info["retries"] = list(result.retries)
         return PolicyReply(
             text=result.text,
             latency_s=time.perf_counter() - started,
             image_size=request.screen,
-            info={
-                "usage": result.usage,
-                "finish_reason": result.finish_reason,
-                "attempts": result.attempts,
-                "images": len(images),
-            },
+            info=info,
         )

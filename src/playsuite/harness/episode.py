@@ -15,8 +15,9 @@ What can go wrong is sorted by whose fault it is:
 * the game fails (never renders, crashes, hangs): the episode ends with that status, everything
   recorded so far is kept, and ``meta.json`` says why;
 * the model answers nonsense: the answer becomes ``invalid`` actions, executed as no-ops, counted;
-* the model server refuses a request (HTTP 4xx, e.g. more images than the preset allows): the
-  episode ends with status ``model_error``, everything before it kept;
+* the model server refuses a request (HTTP 4xx, e.g. more images than the preset allows), or a
+  hosted endpoint refuses the API key (401/403): the episode ends with status ``model_error``,
+  everything before it kept, the reason in ``error``;
 * our own code fails (a bug, a sandbox that cannot start): status ``harness_error``, everything
   before it kept, the traceback in the log;
 * the infrastructure fails (the model server is gone after retries, the harness is interrupted):
@@ -55,13 +56,14 @@ from playsuite.files import InsufficientSpace
 from playsuite.harness.protocol import BEFORE_PROTOCOLS, PlayProtocol, game_over
 from playsuite.harness.recorder import EpisodeRecorder
 from playsuite.harness.wrappers import Recording, WallClock
-from playsuite.inference.client import InferenceRequestError
+from playsuite.inference.client import InferenceAuthError, InferenceRequestError
 from playsuite.records.episode import (
     META_FORMAT,
     Attempt,
     EpisodeMeta,
     ModelRecord,
     TraceStep,
+    UsageRecord,
 )
 from playsuite.registry import Preset
 from playsuite.runtimes.base import GameFailure, RunStatus, Runtime, RuntimeOptions
@@ -234,6 +236,16 @@ def model_record(spec: EpisodeSpec) -> ModelRecord | None:
     (an episode on a client a caller handed in), and None for a baseline."""
     if spec.served_model is not None:
         return spec.served_model
+    endpoint = spec.preset.endpoint
+    if spec.preset.hosted and endpoint is not None:  # somebody else's server: name it, no key
+        return {
+            "hf_id": None,
+            "revision": None,
+            "served": endpoint.model,
+            "engine": spec.preset.kind,
+            "engine_version": None,
+            "endpoint": endpoint.base_url,
+        }
     if not spec.preset.needs_server:
         return None
     return {
@@ -274,9 +286,36 @@ class EpisodeOutcome:
     invalid_steps: int = 0
     #: The game's launches under ``reset_on_fail`` (meta.json's ``attempts``), first one included.
     attempts: list[Attempt] = field(default_factory=list)
+    #: the answers' token usage and requests, summed (:meth:`count_usage`)
+    usage: dict[str, int] = field(
+        default_factory=lambda: dict.fromkeys(
+            ("prompt_tokens", "completion_tokens", "total_tokens", "requests", "retries"), 0
+        )
+    )
     started: float = field(default_factory=time.perf_counter)
     #: This process only: the game and the model run elsewhere.
     cpu_started: float = field(default_factory=time.process_time)
+
+    def count_usage(self, info: dict[str, Any]) -> None:
+        """Add one answer's ``info`` (the trace's: ``usage``, ``attempts``) to the sums. A
+        policy that reports no usage (a baseline) adds nothing."""
+        usage = info.get("usage")
+        if not isinstance(usage, dict):
+            return
+        for key in ("prompt_tokens", "completion_tokens", "total_tokens"):
+            value = usage.get(key)
+            if isinstance(value, int) and not isinstance(value, bool):
+                self.usage[key] += value
+        self.usage["requests"] += 1
+        attempts = info.get("attempts")
+        if isinstance(attempts, int) and attempts > 1:
+            self.usage["retries"] += attempts - 1
+
+    def usage_record(self, preset: Preset) -> UsageRecord | None:
+        """``meta.json``'s ``usage``: None for a preset no model answers (a baseline)."""
+        if not preset.uses_model:
+            return None
+        return UsageRecord(**self.usage)  # type: ignore[typeddict-item]  # the five keys
 
 
 def episode_meta(
@@ -307,6 +346,7 @@ def episode_meta(
         "seed": spec.seed,
         "versions": _versions(),
         "model": model_record(spec),
+        "usage": outcome.usage_record(spec.preset),
         "host": platform.node(),
         "monitored": spec.monitored,
         **spec.settings,
@@ -457,6 +497,12 @@ def _play(
         asked = time.perf_counter()
         try:
             decided = agent.act(frame, offset + info["t_game"], clock.left_s())
+        except InferenceAuthError as exc:
+            # A wrong or expired key: every request would fail the same way until it is fixed.
+            outcome.status = RunStatus.MODEL_ERROR
+            outcome.error = f"API key refused at step {agent.steps}: {exc}"
+            outcome.stop_reason = "model_error"
+            return
         except InferenceRequestError as exc:
             # The server refused the request itself (too many images, a prompt over the
             # context): the same request would fail again, so replaying cannot help.
@@ -471,6 +517,7 @@ def _play(
             break
         think_s = time.perf_counter() - asked
         outcome.model_s += decided.latency_s
+        outcome.count_usage(decided.info)
         record = trace_record(decided, recorder.frames, info.get("probes"))
         if protocol.reset_on_fail:
             record["attempt"] = len(outcome.attempts) - 1

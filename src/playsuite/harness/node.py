@@ -1,7 +1,8 @@
 """The node runner: one job plays one shard of games for one preset and condition.
 
 Shape of a job (DESIGN.md §4): start one model server for the preset on this node (none for
-baselines), run W worker processes that take games from a shared queue and share that server,
+baselines, nor for a hosted preset, whose workers share the endpoint's request limits instead:
+playsuite.inference.limits), run W worker processes that take games from a shared queue and share that server,
 then stop it. Workers are processes, not threads: a game runtime that wedges or a native crash in
 a codec takes down one worker, not the node, and video encoding runs on every core. The job's
 settings are :class:`~playsuite.harness.job.ShardJob`; a worker's loop is
@@ -51,6 +52,7 @@ from playsuite.harness.recorder import FREE_SPACE_SETTING, staging_leftovers
 from playsuite.harness.scratch import owned_tempdir, sweep_stale_tempdirs
 from playsuite.harness.worker import stop_workers, worker_main
 from playsuite.inference.job_server import JobServer, ServerSettings
+from playsuite.inference.limits import JobLimits
 from playsuite.processes import Terminated, sigterm_raises
 from playsuite.records.episode import EpisodeError, episode_finished, read_meta
 from playsuite.records.manifest import EpisodeSummary, write_manifest
@@ -210,10 +212,13 @@ class _Workers:
         for _ in range(self.count):
             self.tasks.put(None)
         self.scratch = {w: owned_tempdir(f"w{w}") for w in range(self.count)}
+        # A hosted endpoint's limits bound the job, not each worker: one budget for all.
+        endpoint = job.preset.endpoint
+        limits = JobLimits.for_endpoint(endpoint, ctx) if endpoint is not None else None
         self.procs = [
             ctx.Process(
                 target=worker_main,
-                args=(w, job, self.tasks, self.events, uds, self.scratch[w]),
+                args=(w, job, self.tasks, self.events, uds, self.scratch[w], limits),
                 daemon=True,
             )
             for w in range(self.count)
@@ -286,6 +291,8 @@ def _play_shard(job: ShardJob, manifest_path: Path | None) -> int:
     server: JobServer | None = None
     sock_dir: Path | None = None
     workers: _Workers | None = None
+    if todo and job.preset.endpoint is not None:
+        job.preset.endpoint.api_key(job.preset.name)  # unset: one clear error, nothing played
     progress = Progress(job, len(job.games))
     progress.done = len(outcome.summaries)
     try:

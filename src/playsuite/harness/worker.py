@@ -32,7 +32,12 @@ from playsuite.runtimes.resources import WorkerResources
 WORKER_STOP_S = 10.0
 
 
-def _make_policy(job: ShardJob, seed: int, uds: str | None, clients: dict[str, Any]) -> Any:
+def _make_policy(
+    job: ShardJob, seed: int, uds: str | None, clients: dict[str, Any], limits: Any = None
+) -> Any:
+    """The episode's policy: a baseline, or a served model on this worker's one client (the
+    job's server on ``uds``, or a hosted preset's endpoint within the job's shared ``limits``,
+    playsuite.inference.limits.JobLimits)."""
     if job.preset.kind == "baseline":
         from playsuite.agents.baselines import make_baseline
 
@@ -41,11 +46,15 @@ def _make_policy(job: ShardJob, seed: int, uds: str | None, clients: dict[str, A
     from playsuite.inference.client import InferenceClient, RetryPolicy
 
     if "client" not in clients:
-        # Patient retries: the node runner restarts a crashed server within this window.
-        retry = RetryPolicy(attempts=8, backoff_s=1.0, backoff_max_s=30.0)
-        clients["client"] = InferenceClient.for_preset(
-            job.preset, uds, retry=retry, max_concurrency=1
-        )
+        if job.preset.hosted:
+            shared = {"slots": limits.slots, "pacer": limits.pacer} if limits is not None else {}
+            clients["client"] = InferenceClient.for_endpoint(job.preset, **shared)
+        else:
+            # Patient retries: the node runner restarts a crashed server within this window.
+            retry = RetryPolicy(attempts=8, backoff_s=1.0, backoff_max_s=30.0)
+            clients["client"] = InferenceClient.for_preset(
+                job.preset, uds, retry=retry, max_concurrency=1
+            )
     return ServedModelPolicy(job.preset, clients["client"], seed=seed)
 
 
@@ -59,13 +68,19 @@ def _readme_text(job: ShardJob, game: GameEntry) -> str | None:
 
 
 def worker_main(
-    worker: int, job: ShardJob, tasks: Any, events: Any, uds: str | None, scratch_root: Path
+    worker: int,
+    job: ShardJob,
+    tasks: Any,
+    events: Any,
+    uds: str | None,
+    scratch_root: Path,
+    limits: Any = None,
 ) -> None:  # runs in a child process
     die_with_parent()  # even a kill -9 of the runner takes its workers down
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
     raise_on_sigterm()  # SIGTERM unwinds: the game is closed, the scratch folder removed
     with contextlib.suppress(Terminated):
-        _worker_loop(worker, job, tasks, events, uds, scratch_root)
+        _worker_loop(worker, job, tasks, events, uds, scratch_root, limits)
 
 
 def _episode_spec(
@@ -139,7 +154,13 @@ def _play_one(
 
 
 def _worker_loop(
-    worker: int, job: ShardJob, tasks: Any, events: Any, uds: str | None, scratch_root: Path
+    worker: int,
+    job: ShardJob,
+    tasks: Any,
+    events: Any,
+    uds: str | None,
+    scratch_root: Path,
+    limits: Any = None,
 ) -> None:
     clients: dict[str, Any] = {}
     resources = WorkerResources(
@@ -158,7 +179,7 @@ def _worker_loop(
                     events,
                     workdir,
                     resources,
-                    lambda seed: _make_policy(job, seed, uds, clients),
+                    lambda seed: _make_policy(job, seed, uds, clients, limits),
                 )
             finally:
                 shutil.rmtree(workdir, ignore_errors=True)

@@ -2,7 +2,9 @@
 
 * :mod:`.command` — ``vllm serve`` argv from a registry preset.
 * :mod:`.server` — :class:`VLLMServer`: start, readiness, logs, restart on crash, stop.
-* :mod:`.client` — :class:`InferenceClient`: timeouts, retries, bounded concurrency.
+* :mod:`.client` — :class:`InferenceClient`: timeouts, retries, bounded concurrency; a socket
+  or an OpenAI-compatible HTTP endpoint with an API key.
+* :mod:`.limits` — request limits shared by all workers of a play job on a hosted endpoint.
 * :mod:`.messages` — message content helpers (image/video data URLs).
 """
 
@@ -16,6 +18,7 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(
         (
             "ChatResult",
+            "InferenceAuthError",
             "InferenceClient",
             "InferenceError",
             "InferenceRequestError",

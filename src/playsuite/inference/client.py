@@ -1,29 +1,36 @@
-"""OpenAI chat-completions client for a model server listening on a Unix socket (or, for the
-catalog's genre classifier, an OpenAI-compatible HTTP endpoint with an API key).
+"""OpenAI chat-completions client for a model server listening on a Unix socket, or for an
+OpenAI-compatible HTTP endpoint with an API key (a hosted preset, the catalog's classifiers).
 
 One client is shared by all game workers of a node: it is thread-safe, caps how many requests are
-in flight at once (a semaphore, so W workers can share a server sized for fewer sequences),
-retries transient failures with exponential backoff, and reports each answer's text together
-with token usage and latency so the harness can record model time separately from game time.
+in flight at once (a semaphore, so W workers can share a server sized for fewer sequences; a
+process-shared one and a request pacer bound a whole play job against a hosted endpoint,
+playsuite.inference.limits), retries transient failures with exponential backoff, and reports
+each answer's text together with token usage, latency and the failed attempts before it, so the
+harness can record model time separately from game time and what a hosted model cost.
 
 Failures are sorted by whether retrying can help:
 
 * connection refused / socket missing / timeouts / 5xx / 429 / a garbled reply: retried, after
   asking the optional ``recover`` hook (usually :meth:`VLLMServer.ensure_healthy`) to bring a
-  crashed or hung server back;
+  crashed or hung server back; a ``Retry-After`` the server sends (429, 503) replaces the
+  backoff delay, up to the policy's longest;
+* 401 / 403: the API key was refused (:class:`InferenceAuthError`, naming the variable it came
+  from), never retried;
 * any other 4xx (a malformed request, too many images, unknown model): raised at once as
   :class:`InferenceRequestError`, because the same request will fail the same way.
 """
 
 from __future__ import annotations
 
+import email.utils
 import json
 import random
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 import jsonschema
@@ -32,6 +39,8 @@ import jsonschema
 SAMPLING_FIELDS: tuple[str, ...] = ("temperature", "max_tokens", "seed", "top_p")
 #: HTTP statuses worth retrying: the server is overloaded, restarting or failed internally.
 RETRY_STATUSES: frozenset[int] = frozenset({408, 429, 500, 502, 503, 504})
+#: HTTP statuses that refuse the credentials: a wrong, expired or unauthorised API key.
+AUTH_STATUSES: frozenset[int] = frozenset({401, 403})
 
 
 class InferenceError(RuntimeError):
@@ -45,6 +54,11 @@ class InferenceRequestError(InferenceError):
         super().__init__(f"HTTP {status}: {message}")
         self.status = status
         self.message = message
+
+
+class InferenceAuthError(InferenceRequestError):
+    """The endpoint refused the API key (HTTP 401 or 403): retrying cannot help, fixing the key
+    (the environment variable the message names) can."""
 
 
 class InferenceUnavailable(InferenceError):
@@ -85,6 +99,39 @@ class RetryPolicy:
             base *= (rng or random).uniform(1 - self.jitter, 1 + self.jitter)
         return base
 
+    def wait(
+        self, retry: int, retry_after: float | None = None, rng: random.Random | None = None
+    ) -> float:
+        """The wait before retry ``retry``: what the server asked for (``Retry-After``, capped
+        at ``backoff_max_s`` so a confused server cannot park a job for hours), else
+        :meth:`delay`. A server's own figure gets no jitter: it already spreads its clients."""
+        if retry_after is not None:
+            return min(max(0.0, retry_after), self.backoff_max_s)
+        return self.delay(retry, rng)
+
+
+def retry_after_s(value: str | None, now: float | None = None) -> float | None:
+    """Seconds a ``Retry-After`` header asks to wait (delay-seconds or an HTTP date), or None
+    when absent or unreadable."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+class Pacer(Protocol):
+    """Spaces request starts (playsuite.inference.limits.RequestPacer)."""
+
+    def wait(self) -> float: ...
+
 
 @dataclass(frozen=True)
 class ChatResult:
@@ -98,6 +145,8 @@ class ChatResult:
     attempts: int
     model: str
     response: dict[str, Any] = field(repr=False)
+    #: why each failed attempt before the answer failed, in order (``HTTP 429: ...``)
+    retries: tuple[str, ...] = ()
 
     @property
     def truncated(self) -> bool:
@@ -152,11 +201,13 @@ def _error_message(response: httpx.Response) -> str:
 
 
 class _Retryable(Exception):
-    """Internal: an attempt failed in a way a retry may fix."""
+    """Internal: an attempt failed in a way a retry may fix; ``retry_after`` is the wait the
+    server asked for, if it did."""
 
-    def __init__(self, reason: str, server_down: bool) -> None:
+    def __init__(self, reason: str, server_down: bool, retry_after: float | None = None) -> None:
         super().__init__(reason)
         self.server_down = server_down
+        self.retry_after = retry_after
 
 
 class InferenceClient:
@@ -169,6 +220,10 @@ class InferenceClient:
 
     ``base_url`` (the API root, e.g. ``https://api.openai.com/v1``) replaces the socket for a
     hosted endpoint, with ``api_key`` sent as a bearer token; ``uds`` is then ``None``.
+    ``key_name`` (the environment variable the key came from) only names it in errors.
+
+    ``slots`` replaces the client's own semaphore of ``max_concurrency`` (a process-shared one
+    bounds all workers of a job together); ``pacer`` is waited on before every attempt.
     """
 
     def __init__(
@@ -185,6 +240,9 @@ class InferenceClient:
         seed: int | None = None,
         base_url: str | None = None,
         api_key: str | None = None,
+        key_name: str | None = None,
+        slots: AbstractContextManager[Any] | None = None,
+        pacer: Pacer | None = None,
     ) -> None:
         if max_concurrency < 1:
             raise ValueError(f"max_concurrency must be >= 1, got {max_concurrency}")
@@ -198,7 +256,11 @@ class InferenceClient:
         self.retry = retry or RetryPolicy()
         self.recover = recover
         self.max_concurrency = max_concurrency
-        self._slots = threading.BoundedSemaphore(max_concurrency)
+        self._slots: AbstractContextManager[Any] = slots or threading.BoundedSemaphore(
+            max_concurrency
+        )
+        self.pacer = pacer
+        self.key_name = key_name
         self._rng = random.Random(seed)
         self._rng_lock = threading.Lock()
         self.timeout_s = timeout_s
@@ -223,6 +285,34 @@ class InferenceClient:
         """A client for a registry preset or judge: served name = preset name, preset sampling."""
         return cls(uds, preset.name, defaults=preset.sampling, **kwargs)
 
+    @classmethod
+    def for_endpoint(cls, preset: Any, **kwargs: Any) -> InferenceClient:
+        """A client for a hosted preset (kind ``openai``): its endpoint's URL, remote model name,
+        timeout and retry policy, the key from the environment variable it names (a
+        :class:`~playsuite.config.ConfigError` when unset), the preset's sampling."""
+        endpoint = preset.endpoint
+        if endpoint is None:
+            raise ValueError(f"preset {preset.name!r} is {preset.kind!r}: it has no endpoint")
+        kwargs.setdefault(
+            "retry",
+            RetryPolicy(
+                attempts=endpoint.attempts,
+                backoff_s=endpoint.backoff_s,
+                backoff_max_s=endpoint.backoff_max_s,
+            ),
+        )
+        kwargs.setdefault("timeout_s", endpoint.timeout_s)
+        kwargs.setdefault("max_concurrency", endpoint.max_concurrency)
+        return cls(
+            None,
+            endpoint.model,
+            defaults=preset.sampling,
+            base_url=endpoint.base_url,
+            api_key=endpoint.api_key(preset.name),
+            key_name=endpoint.api_key_env,
+            **kwargs,
+        )
+
     # -- plumbing -------------------------------------------------------------------------------
 
     def close(self) -> None:
@@ -234,9 +324,9 @@ class InferenceClient:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _sleep_backoff(self, retry: int) -> None:
+    def _sleep_backoff(self, retry: int, retry_after: float | None = None) -> None:
         with self._rng_lock:
-            delay = self.retry.delay(retry, self._rng)
+            delay = self.retry.wait(retry, retry_after, self._rng)
         time.sleep(delay)
 
     def health(self, timeout_s: float = 2.0) -> bool:
@@ -301,17 +391,24 @@ class InferenceClient:
         timeout = self._timeout if timeout_s is None else httpx.Timeout(timeout_s, connect=5.0)
         started = time.perf_counter()
         last = ""
+        failed: list[str] = []
+        retry_after: float | None = None
         for attempt in range(1, self.retry.attempts + 1):
             if attempt > 1:
-                self._sleep_backoff(attempt - 1)
+                self._sleep_backoff(attempt - 1, retry_after)
             try:
                 with self._slots:
+                    if self.pacer is not None:
+                        self.pacer.wait()
                     t0 = time.perf_counter()
                     response = self._attempt(body, timeout)
                     latency = time.perf_counter() - t0
-                return self._result(response, latency, time.perf_counter() - started, attempt)
+                wall = time.perf_counter() - started
+                return self._result(response, latency, wall, attempt, tuple(failed))
             except _Retryable as exc:
                 last = str(exc)
+                failed.append(last)
+                retry_after = exc.retry_after
                 if exc.server_down and self.recover is not None and attempt < self.retry.attempts:
                     try:
                         self.recover()
@@ -334,7 +431,15 @@ class InferenceClient:
             raise _Retryable(f"transport error: {exc!r}", server_down=True) from exc
         if response.status_code in RETRY_STATUSES:
             raise _Retryable(
-                f"HTTP {response.status_code}: {_error_message(response)}", server_down=False
+                f"HTTP {response.status_code}: {_error_message(response)}",
+                server_down=False,
+                retry_after=retry_after_s(response.headers.get("retry-after")),
+            )
+        if response.status_code in AUTH_STATUSES:
+            source = f" (the key from ${self.key_name})" if self.key_name else ""
+            raise InferenceAuthError(
+                response.status_code,
+                f"{self.where} refused the API key{source}: {_error_message(response)}",
             )
         if response.status_code != 200:
             raise InferenceRequestError(response.status_code, _error_message(response))
@@ -347,7 +452,13 @@ class InferenceClient:
         return data
 
     @staticmethod
-    def _result(data: dict[str, Any], latency: float, wall: float, attempts: int) -> ChatResult:
+    def _result(
+        data: dict[str, Any],
+        latency: float,
+        wall: float,
+        attempts: int,
+        retries: tuple[str, ...] = (),
+    ) -> ChatResult:
         text = data.pop("_text")
         usage = {k: int(v) for k, v in (data.get("usage") or {}).items() if isinstance(v, int)}
         return ChatResult(
@@ -359,6 +470,7 @@ class InferenceClient:
             attempts=attempts,
             model=str(data.get("model", "")),
             response=data,
+            retries=retries,
         )
 
     def chat_json(

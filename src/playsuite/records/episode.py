@@ -17,7 +17,9 @@ read them back, all through this module, so a damaged or foreign file is named t
 everywhere (:class:`CorruptEpisode`) and a missing one is told apart (:class:`EpisodeError`).
 ``meta.json`` carries ``format`` (:data:`META_FORMAT`); one written before that key existed must
 still hold ``status``, and reads as format 1. Format 2 added ``model`` (:class:`ModelRecord`):
-format-1 files, which lack it, still read.
+format-1 files, which lack it, still read. Format 3 added ``usage`` (:class:`UsageRecord`, the
+episode's tokens and requests) and the model record's optional ``endpoint``; older files lack
+them and still read.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 from playsuite.files import read_json, write_json_atomic
 from playsuite.records.base import FORMAT_FIELD, RecordError, check_format, check_types
@@ -41,7 +43,7 @@ GAME_LOG_NAMES = (GAME_LOG_NAME, BROWSER_LOG_NAME)
 #: Largest game log kept whole; a longer one keeps half of this from each end.
 GAME_LOG_MAX_BYTES = 2 * 1024 * 1024
 #: Version of ``meta.json`` this code writes (and the newest it reads).
-META_FORMAT = 2
+META_FORMAT = 3
 
 
 class EpisodeError(ValueError):
@@ -73,6 +75,10 @@ class ModelRecord(TypedDict):
     ``engine_version`` is what the running server reported (``GET /version``). ``served``,
     ``engine`` and ``engine_version`` are ``None`` when no server of the job told them (an
     episode played on a client handed in by a caller).
+
+    A hosted preset (kind ``openai``) has no weights of ours: ``hf_id`` and ``revision`` are
+    ``None``, ``served`` is the endpoint's model name, ``engine`` is ``openai`` and ``endpoint``
+    (written for such presets alone, from format 3) its API root. Never the key.
     """
 
     hf_id: str | None
@@ -80,6 +86,20 @@ class ModelRecord(TypedDict):
     served: str | None
     engine: str | None
     engine_version: str | None
+    endpoint: NotRequired[str]
+
+
+class UsageRecord(TypedDict):
+    """``meta.json``'s ``usage`` (format 3): what the episode's answers cost, summed over its
+    steps from each answer's ``usage`` as the server reported it (the trace's ``info.usage``);
+    ``null`` for a baseline. ``requests``: answers received; ``retries``: attempts that failed
+    first (rate limits, server errors; the trace's ``info.retries`` says why)."""
+
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+    requests: int
+    retries: int
 
 
 class EpisodeMeta(TypedDict, total=False):
@@ -112,6 +132,7 @@ class EpisodeMeta(TypedDict, total=False):
     seed: int
     versions: dict[str, str]
     model: ModelRecord | None
+    usage: UsageRecord | None
     host: str
     monitored: bool
     video_fps: float
@@ -173,6 +194,7 @@ META_TYPES: dict[str, tuple[type, ...]] = {
     "seed": (int,),
     "versions": (dict,),
     "model": (dict, _NONE),
+    "usage": (dict, _NONE),
     "host": (str,),
     "monitored": (bool,),
     "video_fps": _NUM,
@@ -212,6 +234,15 @@ MODEL_TYPES: dict[str, tuple[type, ...]] = {
     "engine": (str, _NONE),
     "engine_version": (str, _NONE),
 }
+#: Keys a model record may hold beyond :data:`MODEL_TYPES`.
+MODEL_OPTIONAL_TYPES: dict[str, tuple[type, ...]] = {"endpoint": (str,)}
+USAGE_TYPES: dict[str, tuple[type, ...]] = {
+    "prompt_tokens": (int,),
+    "completion_tokens": (int,),
+    "total_tokens": (int,),
+    "requests": (int,),
+    "retries": (int,),
+}
 #: Keys written only when they apply; every other key of :data:`META_TYPES` is in each
 #: ``meta.json`` of the current format.
 #: ``protocol`` (playsuite.harness.protocol: action budget, reset on fail, real time) is absent
@@ -234,7 +265,12 @@ OPTIONAL_META = frozenset(
 #: ``condition_settings``: the condition's settings by dotted path (``history_k``, ``hz``,
 #: ``variant`` and any ``+{path}={value}`` of its name); ``sampling``: what the preset was played
 #: with once the condition's overrides were applied.
-ADDED_IN_FORMAT: dict[str, int] = {"model": 2, "condition_settings": 2, "sampling": 2}
+ADDED_IN_FORMAT: dict[str, int] = {
+    "model": 2,
+    "condition_settings": 2,
+    "sampling": 2,
+    "usage": 3,
+}
 #: What an episode written before ``format`` must hold: how it ended.
 LEGACY_REQUIRED = ("status",)
 
@@ -265,6 +301,12 @@ def check_meta(obj: Any, file: str | os.PathLike[str]) -> EpisodeMeta:
             if missing:
                 raise RecordError(file, f"model: missing keys {missing}")
             check_types(file, obj["model"], MODEL_TYPES, where="model.")
+            check_types(file, obj["model"], MODEL_OPTIONAL_TYPES, where="model.")
+        if isinstance(obj.get("usage"), dict):
+            missing = [k for k in USAGE_TYPES if k not in obj["usage"]]
+            if missing:
+                raise RecordError(file, f"usage: missing keys {missing}")
+            check_types(file, obj["usage"], USAGE_TYPES, where="usage.")
     except RecordError as exc:
         raise _corrupt(exc) from None
     return obj  # type: ignore[return-value]  # checked above
@@ -321,7 +363,9 @@ class TraceStep(TypedDict, total=False):
     ``t_game``: game time (s) when the step's actions were applied; ``frame``: the video frame
     index then; ``actions``: the canonical actions parsed from ``response``; ``probes``: values
     read from the game right after the step's observation (``null`` where an expression
-    failed); ``info``: what the policy reported beside its answer.
+    failed); ``info``: what the policy reported beside its answer (a served model's: ``usage``
+    as the server reported it, ``attempts``, and ``retries``, why each failed attempt failed,
+    when there were any; ``meta.json``'s ``usage`` sums them).
 
     Written only under the protocol options that make them (playsuite.harness.protocol):
     ``attempt``, the game's launch the step belongs to (``reset_on_fail``; 0 first) and, on the
