@@ -302,10 +302,16 @@ class EpisodeOutcome:
         usage = info.get("usage")
         if not isinstance(usage, dict):
             return
-        for key in ("prompt_tokens", "completion_tokens", "total_tokens"):
-            value = usage.get(key)
-            if isinstance(value, int) and not isinstance(value, bool):
-                self.usage[key] += value
+        counts = {
+            key: value
+            for key in ("prompt_tokens", "completion_tokens", "total_tokens")
+            if isinstance(value := usage.get(key), int) and not isinstance(value, bool)
+        }
+        counts.setdefault(  # some servers leave the total out
+            "total_tokens", counts.get("prompt_tokens", 0) + counts.get("completion_tokens", 0)
+        )
+        for key, value in counts.items():
+            self.usage[key] += value
         self.usage["requests"] += 1
         attempts = info.get("attempts")
         if isinstance(attempts, int) and attempts > 1:
