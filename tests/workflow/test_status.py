@@ -31,7 +31,8 @@ def _now_is_the_tests_start(monkeypatch: pytest.MonkeyPatch) -> None:
 def episode(results: Path, run: tuple[str, str, str], game: str, status: str, error="") -> Path:
     folder = results.joinpath("runs", *run, game)
     folder.mkdir(parents=True)
-    write_meta(folder, {**full_meta(), "game": game, "status": status, "error": error})
+    meta = {**full_meta(), "game": game, "status": status, "error": error, "usage": None}
+    write_meta(folder, meta)
     return folder
 
 
@@ -154,3 +155,32 @@ def test_an_empty_or_missing_tree(tmp_path: Path) -> None:
     assert render(campaign_status(tmp_path / "results")) == "nothing played or judged yet\n"
     with pytest.raises(FileNotFoundError, match="no results folder"):
         campaign_status(tmp_path / "nowhere")
+
+
+def test_tokens_are_summed_per_preset_over_done_and_failed_episodes(tmp_path: Path) -> None:
+    """A hosted model's campaign is paid by the token: ``usage`` of every recorded episode,
+    done or failed, is summed per preset; a baseline has none and its cells stay empty."""
+    root = tmp_path / "results"
+    hosted = ("local", "gpt-4.1-mini", "k0-hz0.33-base")
+    for game, status, tokens in (("a", "ok", 1000), ("b", "crashed", 500), ("c", "model_error", 7)):
+        folder = episode(root, hosted, game, status)
+        usage = {"prompt_tokens": tokens, "completion_tokens": tokens // 10}
+        usage |= {"total_tokens": tokens + tokens // 10, "requests": 2, "retries": 1}
+        write_meta(folder, {**full_meta(), "game": game, "status": status, "usage": usage})
+    episode(root, RUN, "a", "ok")
+    status = campaign_status(root, now=NOW)
+    assert status[("play", "gpt-4.1-mini")].usage == {
+        "prompt_tokens": 1507,
+        "completion_tokens": 150,
+        "total_tokens": 1657,
+        "requests": 6,
+        "retries": 3,
+    }
+    assert not status[("play", "random")].usage
+    text = render(status)
+    head, hosted_row, random_row = text.splitlines()[:3]
+    assert head.split()[-4:] == ["prompt", "tokens", "completion", "tokens"]
+    assert hosted_row.split()[-2:] == ["1,507", "150"]
+    assert random_row.split()[-1] == "0"  # jobs running; no token cells for a baseline
+    as_json = status[("play", "gpt-4.1-mini")].as_dict()
+    assert as_json["usage"]["retries"] == 3

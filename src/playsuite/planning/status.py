@@ -7,7 +7,9 @@ with the reasons of the failures.
 
 - **play**: an episode folder with a final ``meta.json`` status is done (a crash or a timeout
   is the game's outcome); a non-final one (``model_error``, ``harness_error``) or a damaged
-  ``meta.json`` is failed, with its error. A staging folder (an episode being recorded) is
+  ``meta.json`` is failed, with its error. The tokens of every recorded episode, done or failed
+  (``meta.json``'s ``usage``: both were paid for), are summed per preset: what a hosted
+  model's campaign has cost so far. A staging folder (an episode being recorded) is
   running while a play job of its run is alive, else failed (its job was killed).
 - **judge:{name}**: a judgement ``ok`` is done; any other status is failed, with its error.
   Played episodes without a judgement are running while a judge job of their run is alive.
@@ -41,6 +43,8 @@ from playsuite.runtimes.base import is_final_status
 STALE_AFTER_S = 4 * HEARTBEAT_S
 #: Longest error text kept in a reason (the first line of it).
 REASON_CHARS = 160
+#: The usage sums the table shows (``--json`` has them all).
+USAGE_SHOWN = ("prompt_tokens", "completion_tokens")
 
 
 @dataclass
@@ -57,6 +61,13 @@ class Tally:
     #: done episodes by their status (ok, crashed, timeout, ...)
     outcomes: Counter[str] = field(default_factory=Counter)
     jobs_running: int = 0
+    #: the recorded episodes' ``usage`` summed (tokens, requests, retries); empty for baselines
+    usage: Counter[str] = field(default_factory=Counter)
+
+    def add_usage(self, usage: Any) -> None:
+        """Add one ``meta.json``'s ``usage`` (null for a baseline; absent before format 3)."""
+        if isinstance(usage, dict):
+            self.usage.update({k: v for k, v in usage.items() if isinstance(v, int)})
 
     def fail(self, reason: str, where: str, *, episode: bool = True) -> None:
         self.failed += int(episode)
@@ -70,6 +81,7 @@ class Tally:
             "failed": self.failed,
             "jobs_running": self.jobs_running,
             "outcomes": dict(sorted(self.outcomes.items())),
+            "usage": dict(sorted(self.usage.items())),
             "reasons": [
                 {"reason": r, "count": n, "example": self.examples[r]}
                 for r, n in self.reasons.most_common()
@@ -151,6 +163,7 @@ def _play(results: Path, out: dict, now: float, stale_after_s: float) -> dict:
             except EpisodeError as exc:
                 tally.fail(f"corrupt meta.json: {exc}"[:REASON_CHARS], str(child))
                 continue
+            tally.add_usage(meta.get("usage"))
             status = str(meta.get("status"))
             if is_final_status(status):
                 tally.done += 1
@@ -234,11 +247,17 @@ def render(status: dict[tuple[str, str], Tally], reasons: int = 5) -> str:
     (the ``reasons`` most frequent, with an example to open)."""
     if not status:
         return "nothing played or judged yet\n"
-    head = ("stage", "preset", "done", "running", "failed", "jobs running")
+    head: tuple[str, ...] = ("stage", "preset", "done", "running", "failed", "jobs running")
     rows = [
         (stage, preset, str(t.done), str(t.running), str(t.failed), str(t.jobs_running))
         for (stage, preset), t in status.items()
     ]
+    if any(t.usage for t in status.values()):  # a model's tokens: what its play has cost
+        head = (*head, "prompt tokens", "completion tokens")
+        rows = [
+            (*row, *(f"{t.usage[k]:,}" if t.usage else "" for k in USAGE_SHOWN))
+            for row, t in zip(rows, status.values(), strict=True)
+        ]
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
     lines = [
         "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
