@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import email.utils
+import itertools
 import multiprocessing as mp
 import threading
 import time
@@ -140,9 +141,9 @@ def test_a_refused_key_is_not_retried_and_names_its_variable(standin, monkeypatc
     monkeypatch.setenv("PLAYSUITE_TEST_KEY", "sk-wrong")
     with ThrottlingProxy(f"unix:{server.uds}", [Refusal(401)]) as proxy:
         preset = _hosted_preset(f"{proxy.url}/v1", "PLAYSUITE_TEST_KEY", model="standin")
-        with InferenceClient.for_endpoint(preset, retry=FAST) as client:
-            with pytest.raises(InferenceAuthError, match=r"HTTP 401") as caught:
-                client.chat(CHAT)
+        client = InferenceClient.for_endpoint(preset, retry=FAST)
+        with client, pytest.raises(InferenceAuthError, match=r"HTTP 401") as caught:
+            client.chat(CHAT)
         assert proxy.statuses() == [401]  # once: a wrong key stays wrong
     assert "$PLAYSUITE_TEST_KEY" in str(caught.value) and proxy.url in str(caught.value)
     assert "sk-wrong" not in str(caught.value)
@@ -164,7 +165,7 @@ def test_the_pacer_spaces_request_starts_across_threads() -> None:
     for thread in threads:
         thread.join()
     starts.sort()
-    gaps = [b - a for a, b in zip(starts, starts[1:], strict=False)]
+    gaps = [b - a for a, b in itertools.pairwise(starts)]
     assert all(gap >= 0.09 for gap in gaps), gaps
 
 
@@ -190,7 +191,7 @@ def test_job_limits_are_shared_by_worker_processes(monkeypatch) -> None:
     starts = sorted(out.get(timeout=30) for _ in range(4))
     for proc in procs:
         proc.join(timeout=30)
-    gaps = [b - a for a, b in zip(starts, starts[1:], strict=False)]
+    gaps = [b - a for a, b in itertools.pairwise(starts)]
     assert all(gap >= 0.19 for gap in gaps), gaps
 
 

@@ -2,10 +2,10 @@
 
 Shape of a job (DESIGN.md §4): start one model server for the preset on this node (none for
 baselines, nor for a hosted preset, whose workers share the endpoint's request limits instead:
-playsuite.inference.limits), run W worker processes that take games from a shared queue and share that server,
-then stop it. Workers are processes, not threads: a game runtime that wedges or a native crash in
-a codec takes down one worker, not the node, and video encoding runs on every core. The job's
-settings are :class:`~playsuite.harness.job.ShardJob`; a worker's loop is
+playsuite.inference.limits), run W worker processes that take games from a shared queue and
+share that server, then stop it. Workers are processes, not threads: a game runtime that wedges
+or a native crash in a codec takes down one worker, not the node, and video encoding runs on
+every core. The job's settings are :class:`~playsuite.harness.job.ShardJob`; a worker's loop is
 :mod:`playsuite.harness.worker`; the server is a :class:`~playsuite.inference.job_server.JobServer`.
 
 Resume: a game whose episode directory already holds a final episode (a readable ``meta.json``

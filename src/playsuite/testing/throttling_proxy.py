@@ -25,7 +25,9 @@ from typing import Any
 import httpx
 
 #: Request headers not passed on: they describe this hop, not the request.
-_HOP_HEADERS = frozenset({"host", "connection", "content-length", "transfer-encoding", "keep-alive"})
+_HOP_HEADERS = frozenset(
+    {"host", "connection", "content-length", "transfer-encoding", "keep-alive"}
+)
 
 
 @dataclass(frozen=True)
@@ -106,9 +108,7 @@ class ThrottlingProxy:
                         headers["Retry-After"] = refusal.retry_after
                     self._reply(refusal.status, json.dumps(message).encode(), headers)
                     return
-                headers = {
-                    k: v for k, v in self.headers.items() if k.lower() not in _HOP_HEADERS
-                }
+                headers = {k: v for k, v in self.headers.items() if k.lower() not in _HOP_HEADERS}
                 try:
                     answer = proxy._upstream.request(
                         self.command, self.path, content=body, headers=headers
