@@ -212,13 +212,15 @@ class _Workers:
         for _ in range(self.count):
             self.tasks.put(None)
         self.scratch = {w: owned_tempdir(f"w{w}") for w in range(self.count)}
-        # A hosted endpoint's limits bound the job, not each worker: one budget for all.
+        # A hosted endpoint's limits bound the job, not each worker: one budget for all. Held
+        # here for the workers' lives: a spawned child rebuilds the semaphore from its name,
+        # which disappears once the parent's object is collected.
         endpoint = job.preset.endpoint
-        limits = JobLimits.for_endpoint(endpoint, ctx) if endpoint is not None else None
+        self.limits = JobLimits.for_endpoint(endpoint, ctx) if endpoint is not None else None
         self.procs = [
             ctx.Process(
                 target=worker_main,
-                args=(w, job, self.tasks, self.events, uds, self.scratch[w], limits),
+                args=(w, job, self.tasks, self.events, uds, self.scratch[w], self.limits),
                 daemon=True,
             )
             for w in range(self.count)
