@@ -24,6 +24,7 @@ from playsuite.files import MB
 from playsuite.harness.episode import EpisodeSpec, InfrastructureError, run_episode
 from playsuite.harness.job import ShardJob
 from playsuite.harness.monitor import EpisodeMonitor, monitor_dir, needs_monitoring
+from playsuite.inference.limits import JobLimits
 from playsuite.processes import Terminated, die_with_parent, raise_on_sigterm
 from playsuite.runtimes.base import RuntimeOptions
 from playsuite.runtimes.resources import WorkerResources
@@ -33,7 +34,11 @@ WORKER_STOP_S = 10.0
 
 
 def _make_policy(
-    job: ShardJob, seed: int, uds: str | None, clients: dict[str, Any], limits: Any = None
+    job: ShardJob,
+    seed: int,
+    uds: str | None,
+    clients: dict[str, Any],
+    limits: JobLimits | None = None,
 ) -> Any:
     """The episode's policy: a baseline, or a served model on this worker's one client (the
     job's server on ``uds``, or a hosted preset's endpoint within the job's shared ``limits``,
@@ -74,7 +79,7 @@ def worker_main(
     events: Any,
     uds: str | None,
     scratch_root: Path,
-    limits: Any = None,
+    limits: JobLimits | None = None,
 ) -> None:  # runs in a child process
     die_with_parent()  # even a kill -9 of the runner takes its workers down
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
@@ -160,7 +165,7 @@ def _worker_loop(
     events: Any,
     uds: str | None,
     scratch_root: Path,
-    limits: Any = None,
+    limits: JobLimits | None = None,
 ) -> None:
     clients: dict[str, Any] = {}
     resources = WorkerResources(
