@@ -47,7 +47,7 @@ class RequestPacer:
             self._next = ctx.Value("d", 0.0, lock=False)
 
     def wait(self) -> float:
-        """Sleep until this caller's start time; returns the seconds slept."""
+        """Sleep until this caller's start time; returns that time (``time.monotonic()``)."""
         with self._lock:
             now = time.monotonic()
             start = max(now, self._next.value)
@@ -55,7 +55,7 @@ class RequestPacer:
         delay = start - now
         if delay > 0:
             time.sleep(delay)
-        return delay
+        return start
 
 
 @dataclass

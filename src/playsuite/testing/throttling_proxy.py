@@ -89,13 +89,13 @@ class ThrottlingProxy:
                 pass
 
             def _reply(self, status: int, body: bytes, headers: dict[str, str]) -> None:
+                proxy._record(self.path, status)  # before the client can see the answer
                 self.send_response(status)
                 for key, value in headers.items():
                     self.send_header(key, value)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
-                proxy._record(self.path, status)
 
             def _forward(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
