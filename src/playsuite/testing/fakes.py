@@ -211,4 +211,6 @@ class RecordingChatClient:
         from types import SimpleNamespace
 
         self.requests.append(list(messages))
-        return SimpleNamespace(text=self.answer, usage={}, finish_reason="stop", attempts=1)
+        return SimpleNamespace(
+            text=self.answer, usage={}, finish_reason="stop", attempts=1, retries=()
+        )
