@@ -316,3 +316,20 @@ def test_command_line_errors(
     assert main(["export-dataset", str(tmp_path / "ds"), *args]) == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "ds").exists()
+
+
+def test_a_hosted_models_episode_names_the_endpoints_model(tmp_path: Path) -> None:
+    """A hosted preset's model record has no Hugging Face id: the endpoint's model name is kept."""
+    ep = videoless_episode(tmp_path / "runs/local/gpt" / COND / "g")
+    meta = json.loads((ep / "meta.json").read_text())
+    meta["model"] = {
+        "hf_id": None,
+        "revision": None,
+        "served": "gpt-4.1-mini",
+        "engine": "openai",
+        "engine_version": None,
+        "endpoint": "https://api.example.org/v1",
+    }
+    write_meta(ep, meta)
+    export_dataset([EpisodeSource(ep)], tmp_path / "ds")
+    assert pd.read_parquet(tmp_path / "ds" / "episodes")["model"].tolist() == ["gpt-4.1-mini"]

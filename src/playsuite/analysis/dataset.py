@@ -126,7 +126,12 @@ EPISODE_COLUMNS: tuple[Column, ...] = (
     Column("genre", "string", "the game's genre (from the scores table; null: unknown)"),
     Column("runtime", "string", "pygame, browser or native"),
     Column("family", "string", "model family of the preset (`baseline` for baselines)"),
-    Column("model", "string", "Hugging Face id of the model that answered (null: baseline)"),
+    Column(
+        "model",
+        "string",
+        "Hugging Face id of the model that answered, or a hosted endpoint's model name "
+        "(null: baseline or person)",
+    ),
     Column("model_revision", "string", "pinned revision of that model (null: none pinned)"),
     Column("history_k", "int32", "past steps shown in each prompt"),
     Column("hz", "float64", "agent steps per second of game time"),
@@ -369,7 +374,7 @@ def _episode_row(ep: _Episode) -> dict[str, Any]:
         "genre": ep.source.genre,
         "runtime": meta.get("runtime"),
         "family": meta.get("family"),
-        "model": model.get("hf_id"),
+        "model": model.get("hf_id") or model.get("served"),
         "model_revision": model.get("revision"),
         **_condition(meta, ep.key["condition"]),
         "seed": meta.get("seed"),
