@@ -92,7 +92,9 @@ def episode_costs(scores: pd.DataFrame, runs: str | os.PathLike[str]) -> pd.Data
             if isinstance(s.get("info", {}).get("usage", {}).get("prompt_tokens"), int | float)
         ]
         tokens.append(_mean(used))
-        latency.append(_mean([float(s["latency_s"]) for s in trace]))
+        latency.append(
+            _mean([float(s["latency_s"]) for s in trace if s.get("latency_s") is not None])
+        )
     return counts.assign(
         input_tokens=tokens, latency_s=latency, interface=interface, memory_rounds=rounds
     )[list(COST_COLUMNS)]
@@ -208,7 +210,7 @@ def interface_table(
     if costs.empty:
         return pd.DataFrame(columns=list(INTERFACE_COLUMNS))
     data = costs.assign(pair=costs["condition"].map(paired_condition))
-    tasks = task_runs if task_runs is not None else pd.DataFrame(columns=KEY + ["progress"])
+    tasks = task_runs if task_runs is not None else pd.DataFrame(columns=[*KEY, "progress"])
     rows = []
     order = {p: i for i, p in enumerate(ordered_presets(costs))}
     for (corpus, preset, pair), part in data.groupby(["corpus", "preset", "pair"]):

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from playsuite.analysis.bootstrap import BootstrapSpec
+from playsuite.analysis.bootstrap import BootstrapSpec, resample_counts
 from playsuite.analysis.scores import valid
 from playsuite.records.scores import LEVELS
 
@@ -41,7 +41,15 @@ AGREEMENT_COLUMNS = (
     "spearman success low",
     "spearman success high",
 )
-CONFUSION_COLUMNS = ("judge", "corpus", "level", "task runs", "failed", "succeeded", "mean progress")
+CONFUSION_COLUMNS = (
+    "judge",
+    "corpus",
+    "level",
+    "task runs",
+    "failed",
+    "succeeded",
+    "mean progress",
+)
 ALL = "all"
 
 
@@ -59,27 +67,57 @@ def _spearman(x: np.ndarray, y: np.ndarray) -> float:
     return float(stats.spearmanr(x, y).statistic)
 
 
-def spearman_ci(
-    runs: pd.DataFrame, column: str, spec: BootstrapSpec
-) -> tuple[float, float, float]:
-    """(rho, low, high) of level against ``column``; the interval resamples games."""
+def _weighted_ranks(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Average ranks of ``values`` in samples where row i appears ``weights[:, i]`` times
+    (resamples x rows): what ranking each replicated sample would give each of its rows."""
+    order = np.argsort(values, kind="stable")
+    sorted_values = values[order]
+    starts = np.flatnonzero(np.r_[True, sorted_values[1:] != sorted_values[:-1]])
+    group = np.cumsum(np.r_[True, sorted_values[1:] != sorted_values[:-1]]) - 1
+    ends = np.r_[starts[1:], len(values)]
+    cum = np.concatenate(
+        [np.zeros((weights.shape[0], 1)), np.cumsum(weights[:, order], axis=1)], axis=1
+    )
+    before = cum[:, starts][:, group]
+    total = cum[:, ends][:, group] - before
+    ranks = np.empty_like(cum[:, 1:])
+    ranks[:, order] = before + (total + 1.0) / 2.0
+    return ranks
+
+
+def _weighted_pearson(a: np.ndarray, b: np.ndarray, w: np.ndarray) -> np.ndarray:
+    n = w.sum(axis=1, keepdims=True)
+    ma, mb = (w * a).sum(axis=1, keepdims=True) / n, (w * b).sum(axis=1, keepdims=True) / n
+    da, db = a - ma, b - mb
+    cov = (w * da * db).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return cov / np.sqrt((w * da * da).sum(axis=1) * (w * db * db).sum(axis=1))
+
+
+def spearman_ci(runs: pd.DataFrame, column: str, spec: BootstrapSpec) -> tuple[float, float, float]:
+    """(rho, low, high) of level against ``column``; the interval resamples games.
+
+    Each resample is a count per game; its Spearman coefficient is the weighted Pearson
+    correlation of the ranks the replicated sample would have (ties get average ranks), which
+    is exactly what ranking the replicated rows would give, without building them.
+    """
     level = runs["level"].to_numpy(float)
     value = runs[column].to_numpy(float)
     point = _spearman(level, value)
     if math.isnan(point):
         return point, math.nan, math.nan
     codes, games = pd.factorize(runs["game"], sort=True)
-    members = [np.flatnonzero(codes == g) for g in range(len(games))]
-    rng = np.random.default_rng(spec.seed)
-    reps = np.empty(spec.resamples)
-    for i in range(spec.resamples):
-        take = np.concatenate([members[g] for g in rng.integers(0, len(games), len(games))])
-        reps[i] = _spearman(level[take], value[take])
-    reps = reps[~np.isnan(reps)]
-    if not len(reps):
+    reps = []
+    for counts in resample_counts(len(games), spec):
+        weights = counts.astype(np.float64)[:, codes]
+        rx, ry = _weighted_ranks(level, weights), _weighted_ranks(value, weights)
+        reps.append(_weighted_pearson(rx, ry, weights))
+    replicates = np.concatenate(reps)
+    replicates = replicates[np.isfinite(replicates)]
+    if not len(replicates):
         return point, math.nan, math.nan
     alpha = (1.0 - spec.confidence) / 2.0
-    low, high = np.quantile(reps, [alpha, 1.0 - alpha])
+    low, high = np.quantile(replicates, [alpha, 1.0 - alpha])
     return point, float(low), float(high)
 
 

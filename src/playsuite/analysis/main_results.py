@@ -79,6 +79,8 @@ def display_columns(table: pd.DataFrame) -> list[str]:
 
 def drop_empty_rows(table: pd.DataFrame) -> pd.DataFrame:
     """Presets with no valid evaluation anywhere are dropped (e.g. only crashed runs)."""
-    stats = [c for c in display_columns(table) if c not in ("family", "preset", *rate_columns(table))]
+    stats = [
+        c for c in display_columns(table) if c not in ("family", "preset", *rate_columns(table))
+    ]
     keep = table[stats].notna().any(axis=1) if stats else np.ones(len(table), bool)
     return table[keep].reset_index(drop=True)

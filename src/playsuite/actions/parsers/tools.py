@@ -32,6 +32,7 @@ Coordinates: ``x_screen = floor(x * screen_w / image_w)`` (identity when the ima
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Iterable, Mapping
@@ -100,18 +101,37 @@ def tool_specs(image: tuple[int, int]) -> list[dict[str, Any]]:
         "items": {"type": "string", "enum": sorted(CANONICAL_KEYS)},
         "minItems": 1,
         "maxItems": MAX_CHORD,
-        "description": "lower-case key names pressed together, e.g. [\"space\"] or [\"shift\", \"a\"]",
+        "description": 'lower-case key names pressed together, e.g. ["space"] or ["shift", "a"]',
     }
-    x = {"type": "integer", "minimum": 0, "maximum": width - 1, "description": "pixels from the left"}
-    y = {"type": "integer", "minimum": 0, "maximum": height - 1, "description": "pixels from the top"}
+    x = {
+        "type": "integer",
+        "minimum": 0,
+        "maximum": width - 1,
+        "description": "pixels from the left",
+    }
+    y = {
+        "type": "integer",
+        "minimum": 0,
+        "maximum": height - 1,
+        "description": "pixels from the top",
+    }
     return [
-        _function("press_key", "Tap one key, or several keys together as a chord.", {"keys": keys}, ["keys"]),
+        _function(
+            "press_key",
+            "Tap one key, or several keys together as a chord.",
+            {"keys": keys},
+            ["keys"],
+        ),
         _function(
             "hold_key",
             "Hold keys down together for some seconds of game time (to walk, run or charge).",
             {
                 "keys": keys,
-                "seconds": {"type": "number", "minimum": MIN_HOLD_SECONDS, "maximum": MAX_HOLD_SECONDS},
+                "seconds": {
+                    "type": "number",
+                    "minimum": MIN_HOLD_SECONDS,
+                    "maximum": MAX_HOLD_SECONDS,
+                },
             },
             ["keys", "seconds"],
         ),
@@ -126,7 +146,12 @@ def tool_specs(image: tuple[int, int]) -> list[dict[str, Any]]:
             },
             ["x", "y"],
         ),
-        _function("move_mouse", "Move the pointer to a pixel without clicking (to aim).", {"x": x, "y": y}, ["x", "y"]),
+        _function(
+            "move_mouse",
+            "Move the pointer to a pixel without clicking (to aim).",
+            {"x": x, "y": y},
+            ["x", "y"],
+        ),
         _function(
             "scroll",
             "Turn the mouse wheel up or down, optionally with the pointer at a pixel.",
@@ -139,7 +164,7 @@ def tool_specs(image: tuple[int, int]) -> list[dict[str, Any]]:
             ["direction"],
         ),
         _function("wait", "Do nothing this step; the game keeps running.", {}, []),
-    ]  # fmt: skip
+    ]
 
 
 def tool_calls_text(calls: Iterable[tuple[str, Any]], content: str = "") -> str:
@@ -151,10 +176,8 @@ def tool_calls_text(calls: Iterable[tuple[str, Any]], content: str = "") -> str:
     blocks = []
     for name, arguments in calls:
         if isinstance(arguments, str):
-            try:
+            with contextlib.suppress(ValueError):  # not JSON: kept as sent, the parser says so
                 arguments = json.loads(arguments) if arguments.strip() else {}
-            except ValueError:
-                pass
         call = {"name": name, "arguments": arguments}
         blocks.append(f"<tool_call>\n{json.dumps(call, ensure_ascii=False)}\n</tool_call>")
     return "\n".join(part for part in (content.strip(), *blocks) if part)
@@ -169,11 +192,19 @@ def tool_call_for(action: Action) -> tuple[str, dict[str, Any]]:
     if isinstance(action, Hold):
         return "hold_key", {"keys": list(action.keys), "seconds": action.seconds}
     if isinstance(action, Click):
-        return "click", {"x": action.x, "y": action.y, "button": action.button, "count": action.count}
+        return "click", {
+            "x": action.x,
+            "y": action.y,
+            "button": action.button,
+            "count": action.count,
+        }
     if isinstance(action, Move) and not action.relative:
         return "move_mouse", {"x": action.x, "y": action.y}
     if isinstance(action, Scroll):
-        args: dict[str, Any] = {"direction": action.direction, "notches": min(action.notches, MAX_NOTCHES)}
+        args: dict[str, Any] = {
+            "direction": action.direction,
+            "notches": min(action.notches, MAX_NOTCHES),
+        }
         if action.x is not None:
             args.update(x=action.x, y=action.y)
         return "scroll", args
