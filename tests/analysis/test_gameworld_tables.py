@@ -261,3 +261,57 @@ def test_a_resamples_spearman_is_that_of_its_replicated_rows() -> None:
     for k in range(6):
         rows = np.repeat(np.arange(40), weights[k].astype(int))
         assert got[k] == pytest.approx(stats.spearmanr(x[rows], y[rows]).statistic, abs=1e-12)
+
+
+# --- the rules, in real Snakemake --------------------------------------------------------------
+
+RULES = ["task_tables", "judge_state_agreement", "agent_settings_tables", "main_results"]
+
+
+@pytest.mark.slow
+def test_the_rules_build_the_tables_from_episodes(repo_copy: Path) -> None:
+    """Scores and episodes of local games with tasks: the judge-vs-state, memory, interface and
+    main tables are targets of their own, built from the episodes' traces and metas."""
+    import subprocess
+    import sys
+
+    work = repo_copy
+    rows = []
+    rng = np.random.default_rng(2)
+    for preset in ("random", "explorer"):
+        for cond in (TEXT, TOOLS, WITH):
+            for game, probe in (("funnyboat", "score"), ("chrome-dino-runner", "score")):
+                row = score_row(preset, cond, game, int(rng.integers(0, 5)))
+                rows.append(row)
+                write_episode(work / "results", row, steps=4, invalid=1, tokens=900, latency=0.1)
+                ep = work / "results/runs/local" / preset / cond / game
+                lines = [json.loads(x) for x in (ep / "trace.jsonl").read_text().splitlines()]
+                for i, line in enumerate(lines):
+                    line["probes"] = {probe: 40 * i * (1 + (preset == "explorer")), "level": 0}
+                (ep / "trace.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    write_scores(scores_frame(rows), work / "results/scores/frame.tsv")
+    targets = [
+        "results/tables/frame/judge_state.md",
+        "results/tables/frame/judge_state_confusion.md",
+        "results/tables/frame/memory.md",
+        "results/tables/frame/interfaces.md",
+        "results/tables/frame/main.md",
+    ]
+    snakemake = str(Path(sys.executable).with_name("snakemake"))
+    out = subprocess.run(
+        [snakemake, "--cores", "2", *targets, "--allowed-rules", *RULES],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert out.returncode == 0, out.stderr[-4000:]
+    state = pd.read_csv(work / "results/tables/frame/judge_state.tsv", sep="\t")
+    assert state.loc[0, "judge"] == "frame" and state.loc[0, "task runs"] > 0
+    memory = pd.read_csv(work / "results/tables/frame/memory.tsv", sep="\t")
+    assert set(memory["interface"]) == {"text", "tools"} and (memory["PG (%)"] > 0).all()
+    assert (memory["input tokens/step"] == 915.0).all()
+    interfaces = pd.read_csv(work / "results/tables/frame/interfaces.tsv", sep="\t")
+    assert sorted(interfaces["preset"]) == ["explorer", "random"]
+    assert (interfaces["games"] == 2).all()
+    assert "invalid k=0 (%)" in (work / "results/tables/frame/main.md").read_text()
