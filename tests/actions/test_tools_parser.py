@@ -90,6 +90,7 @@ def test_the_tool_definitions_are_valid_schemas_bounded_by_the_image() -> None:
     by_name = {s["function"]["name"]: s["function"]["parameters"] for s in specs}
     for schema in by_name.values():
         jsonschema.Draft202012Validator.check_schema(schema)
+    assert all(s["function"]["strict"] for s in specs)  # the server pins the arguments too
     click = jsonschema.Draft202012Validator(by_name["click"])
     assert click.is_valid({"x": 319, "y": 239}) and not click.is_valid({"x": 320, "y": 0})
     keys = jsonschema.Draft202012Validator(by_name["press_key"])

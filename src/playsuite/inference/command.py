@@ -4,7 +4,8 @@ The preset's ``serve`` block (``config/models.yaml``) is the single description 
 served; this module is the only place that turns it into flags. Flag names follow vLLM's
 ``vllm serve --help`` (``--uds`` serves on a Unix socket instead of a TCP port;
 ``--limit-mm-per-prompt`` and ``--media-io-kwargs`` take JSON; ``serve.tool_call_parser`` turns on
-vLLM's parsing of tool calls in the model's text, ``--enable-auto-tool-choice --tool-call-parser``).
+vLLM's parsing of tool calls, ``--enable-auto-tool-choice --tool-call-parser``: vLLM 0.32 refuses
+any ``tool_choice`` without a parser).
 """
 
 from __future__ import annotations

@@ -19,8 +19,9 @@ Tools (arguments are JSON; coordinates are pixels of the screenshot the model wa
 ================================================  =============================================
 
 Key names are the canonical set (:mod:`playsuite.actions.keys`), given to the model as an enum,
-so under ``tool_choice="required"`` vLLM's guided decoding can only produce names a runtime
-knows; ranges (coordinates inside the image, hold length) are in the schema too. The text form
+and every tool is declared ``strict``, so under ``tool_choice="required"`` vLLM's guided decoding
+holds the arguments to the schema and can only produce names a runtime knows; ranges
+(coordinates inside the image, hold length) are in the schema too. The text form
 is one ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>`` block per call, the form
 Qwen-family chat templates use; without any block, bare JSON objects with a ``name`` are read.
 Several calls in one answer run in order, as for every other parser. A call of an unknown tool,
@@ -83,6 +84,9 @@ def _function(name: str, description: str, properties: dict[str, Any], required:
         "function": {
             "name": name,
             "description": description,
+            # strict: the server pins the arguments to the schema when it enforces tool calls
+            # (vLLM: tool_choice required or named), not only the call's envelope
+            "strict": True,
             "parameters": {
                 "type": "object",
                 "properties": properties,
