@@ -4,10 +4,10 @@ A tiny random-weight model would never choose a tool on its own, so the conditio
 ``tool_choice=required`` (the interface's default), which vLLM enforces by guided decoding (the
 preset's ``serve.tool_call_parser`` gives the server its tool-call parser, and the tools are
 ``strict``, so their arguments follow the schemas too): every answer is a call, which the served
-policy writes in the tools parser's form and the agent parses into canonical actions. The same episode keeps one
-memory round, so from its second step on each request carries the previous turn (its frame and
-answer) and the server's prompt-token count shows it, and it is a task run of the row's first
-task.
+policy writes in the tools parser's form and the agent parses into canonical actions. The
+same episode keeps one memory round, so from its second step on each request carries the
+previous turn (its frame and answer) and the server's prompt-token count shows it, and it is a
+task run of the row's first task.
 """
 
 from __future__ import annotations
