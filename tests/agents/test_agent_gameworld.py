@@ -191,3 +191,15 @@ def test_without_memory_rounds_nothing_extra_is_sent(game_row: dict) -> None:
         [m["role"] for m in c["messages"]] in (["user"], ["system", "user"]) for c in client.calls
     )
     assert all(c["extra_body"] is None for c in client.calls)
+
+
+def test_a_preset_without_a_tool_call_parser_cannot_play_the_tool_interface() -> None:
+    from playsuite.agents.agent import check_interface
+
+    registry = load_registry()
+    tools = Condition.parse("k0-hz0.33-base+agent.interface=tools")
+    check_interface(registry.preset("qwen3-vl-8b"), tools)
+    check_interface(registry.preset("random"), tools)  # no server: baselines answer either
+    check_interface(registry.preset("ui-tars-1.5-7b"), Condition.parse("k0-hz0.33-base"))
+    with pytest.raises(ConfigError, match=r"serve\.tool_call_parser"):
+        check_interface(registry.preset("ui-tars-1.5-7b"), tools)

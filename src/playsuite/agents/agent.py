@@ -29,9 +29,23 @@ from playsuite.agents.history import History, entry_from_response
 from playsuite.agents.policy import Policy, StepRequest, StopEpisode
 from playsuite.agents.prompts import EpisodePrompt
 from playsuite.agents.screenshot import resized, scaled_size
-from playsuite.config import Condition
+from playsuite.config import Condition, ConfigError
 from playsuite.inference.client import InferenceRequestError
 from playsuite.registry import Preset
+
+
+def check_interface(preset: Preset, condition: Condition) -> None:
+    """A served preset can play ``condition``'s interface, else a :class:`ConfigError`: vLLM
+    refuses every tool request of a server started without a tool-call parser, so a preset
+    without ``serve.tool_call_parser`` would fail each step of each tool-interface episode."""
+    if condition.setting("agent.interface") != "tools" or not preset.needs_server:
+        return
+    if not (preset.serve or {}).get("tool_call_parser"):
+        raise ConfigError(
+            f"condition {condition.name!r} plays through tools, but preset {preset.name!r} has "
+            "no serve.tool_call_parser in the model registry (vLLM needs one for tool calls; "
+            "hermes for the Qwen families): add it, or leave the preset out"
+        )
 
 
 class PolicyFailed(RuntimeError):
