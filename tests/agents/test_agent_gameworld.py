@@ -194,12 +194,21 @@ def test_without_memory_rounds_nothing_extra_is_sent(game_row: dict) -> None:
 
 
 def test_a_preset_without_a_tool_call_parser_cannot_play_the_tool_interface() -> None:
-    from playsuite.agents.agent import check_interface
+    from playsuite.agents.agent import check_agent_settings
 
     registry = load_registry()
     tools = Condition.parse("k0-hz0.33-base+agent.interface=tools")
-    check_interface(registry.preset("qwen3-vl-8b"), tools)
-    check_interface(registry.preset("random"), tools)  # no server: baselines answer either
-    check_interface(registry.preset("ui-tars-1.5-7b"), Condition.parse("k0-hz0.33-base"))
+    check_agent_settings(registry.preset("qwen3-vl-8b"), tools)
+    check_agent_settings(registry.preset("random"), tools)  # no server: baselines answer either
+    check_agent_settings(registry.preset("ui-tars-1.5-7b"), Condition.parse("k0-hz0.33-base"))
     with pytest.raises(ConfigError, match=r"serve\.tool_call_parser"):
-        check_interface(registry.preset("ui-tars-1.5-7b"), tools)
+        check_agent_settings(registry.preset("ui-tars-1.5-7b"), tools)
+
+
+def test_memory_rounds_must_fit_the_servers_image_limit() -> None:
+    from playsuite.agents.agent import check_agent_settings
+
+    preset = load_registry().preset("qwen3-vl-8b")  # 4 images a prompt
+    check_agent_settings(preset, Condition.parse("k0-hz0.33-base+agent.memory_rounds=3"))
+    with pytest.raises(ConfigError, match="up to 5 images"):
+        check_agent_settings(preset, Condition.parse("k0-hz0.33-base+agent.memory_rounds=4"))

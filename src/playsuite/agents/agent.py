@@ -34,13 +34,29 @@ from playsuite.inference.client import InferenceRequestError
 from playsuite.registry import Preset
 
 
-def check_interface(preset: Preset, condition: Condition) -> None:
-    """A served preset can play ``condition``'s interface, else a :class:`ConfigError`: vLLM
-    refuses every tool request of a server started without a tool-call parser, so a preset
-    without ``serve.tool_call_parser`` would fail each step of each tool-interface episode."""
-    if condition.setting("agent.interface") != "tools" or not preset.needs_server:
+def check_agent_settings(preset: Preset, condition: Condition) -> None:
+    """A served preset can play ``condition``'s agent settings, else a :class:`ConfigError`
+    (the server would refuse every request of every such episode): the tool interface needs the
+    preset's ``serve.tool_call_parser``, and with memory rounds the images of a step (the frame,
+    the memory turns' frames, the history's frames for ``history_frames``) must fit the server's
+    ``limit_mm_per_prompt``."""
+    if not preset.needs_server:
         return
-    if not (preset.serve or {}).get("tool_call_parser"):
+    serve = preset.serve or {}
+    limit = (serve.get("limit_mm_per_prompt") or {}).get("image")
+    rounds = int(condition.setting("agent.memory_rounds"))
+    frames = condition.get("preset.history_frames")
+    frames = preset.history_frames if frames is None else frames
+    images = 1 + rounds + (condition.history_k if frames else 0)
+    if rounds and limit is not None and images > int(limit):
+        raise ConfigError(
+            f"condition {condition.name!r} sends preset {preset.name!r} up to {images} images a "
+            f"step, but its server takes {limit} (serve.limit_mm_per_prompt): fewer memory "
+            "rounds, or a higher limit"
+        )
+    if condition.setting("agent.interface") != "tools":
+        return
+    if not serve.get("tool_call_parser"):
         raise ConfigError(
             f"condition {condition.name!r} plays through tools, but preset {preset.name!r} has "
             "no serve.tool_call_parser in the model registry (vLLM needs one for tool calls; "

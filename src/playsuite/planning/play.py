@@ -23,7 +23,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from playsuite.agents.agent import check_interface
+from playsuite.agents.agent import check_agent_settings
 from playsuite.agents.prompts import template_for
 from playsuite.analysis.settings import analysis_settings
 from playsuite.config import Condition, ConfigError, with_defaults
@@ -183,7 +183,7 @@ def check_prompt_templates(runs: Sequence[tuple[str, str, str]], registry: Regis
     """
     for preset, condition in sorted({(p, c) for _, p, c in runs}):
         template_for(registry.preset(preset), condition)
-        check_interface(registry.preset(preset), Condition.parse(condition))
+        check_agent_settings(registry.preset(preset), Condition.parse(condition))
 
 
 def run_protocol(config: Mapping[str, Any]) -> PlayProtocol:
