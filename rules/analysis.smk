@@ -53,6 +53,8 @@ rule main_results:
         "../envs/playsuite.yaml"
     container:
         PLAYSUITE_IMAGE
+    params:
+        runs=paths.RUNS,  # invalid-answer rates, read from meta.json where episodes exist
     script:
         "../workflow/scripts/analysis_main.py"
 
@@ -172,6 +174,67 @@ rule realtime_table:
         runs=paths.RUNS,
     script:
         "../workflow/scripts/analysis_realtime.py"
+
+
+# Judge against state: the judge's level beside the state-verified progress and success of the
+# same episodes (Spearman with game-bootstrap intervals; level x success confusion).
+rule judge_state_agreement:
+    input:
+        scores=scores_table,
+        task_runs=paths.table("task_runs", "tsv", "{judge}"),
+    output:
+        tsv=report(
+            paths.table("judge_state", "tsv", "{judge}"),
+            caption="../report/judge_state.rst",
+            category="Tables",
+            subcategory="{judge}",
+        ),
+        md=paths.table("judge_state", "md", "{judge}"),
+        confusion_tsv=paths.table("judge_state_confusion", "tsv", "{judge}"),
+        confusion_md=paths.table("judge_state_confusion", "md", "{judge}"),
+    log:
+        paths.log("analysis", "{judge}", "judge_state"),
+    conda:
+        "../envs/playsuite.yaml"
+    container:
+        PLAYSUITE_IMAGE
+    script:
+        "../workflow/scripts/analysis_judge_state.py"
+
+
+# Agent settings: input tokens and latency per step by memory rounds, text against tool
+# interface on the same model; reads every episode's trace (not in `all`, like task_tables).
+rule agent_settings_tables:
+    input:
+        scores=scores_table,
+        task_runs=paths.table("task_runs", "tsv", "{judge}"),
+    output:
+        memory_tsv=report(
+            paths.table("memory", "tsv", "{judge}"),
+            caption="../report/agent_settings.rst",
+            category="Tables",
+            subcategory="{judge}",
+        ),
+        memory_md=paths.table("memory", "md", "{judge}"),
+        interfaces_tsv=report(
+            paths.table("interfaces", "tsv", "{judge}"),
+            caption="../report/agent_settings.rst",
+            category="Tables",
+            subcategory="{judge}",
+        ),
+        interfaces_md=paths.table("interfaces", "md", "{judge}"),
+    log:
+        paths.log("analysis", "{judge}", "agent_settings"),
+    benchmark:
+        paths.benchmark("analysis", "{judge}", "agent_settings")
+    conda:
+        "../envs/playsuite.yaml"
+    container:
+        PLAYSUITE_IMAGE
+    params:
+        runs=paths.RUNS,
+    script:
+        "../workflow/scripts/analysis_agent_settings.py"
 
 
 # Any ablation: the paper's drawing (kind history, rate, prompting) or the generic statistic.

@@ -219,6 +219,11 @@ def check_setting(path: str, value: Any, source: str = "condition") -> Any:
     return value
 
 
+def _setting_default(path: str) -> Any:
+    """The condition schema's default for ``path`` (only agent.* settings have one), or None."""
+    return condition_settings_schema()["properties"].get(path, {}).get("default")
+
+
 def _setting_from_text(path: str, text: str, name: str) -> Any:
     """The value ``text`` spells in the condition ``name``; it must be the canonical spelling."""
     value = yaml.safe_load(text)
@@ -270,7 +275,13 @@ class Condition:
             path, text = part.split("=", 1)
             if path in NAME_SETTINGS:
                 raise ConfigError(f"condition {name!r}: {path} belongs in the k-hz-variant part")
-            pairs.append((path, _setting_from_text(path, text, name)))
+            value = _setting_from_text(path, text, name)
+            if value == _setting_default(path):
+                raise ConfigError(
+                    f"condition {name!r}: leave out {path}={text}, its default (one name per "
+                    "condition)"
+                )
+            pairs.append((path, value))
         paths = [p for p, _ in pairs]
         if paths != sorted(set(paths)):
             raise ConfigError(f"condition {name!r}: settings must be unique and in path order")
@@ -286,6 +297,12 @@ class Condition:
         if path in NAME_SETTINGS:
             return getattr(self, path)
         return dict(self.settings).get(path)
+
+    def setting(self, path: str) -> Any:
+        """The value this condition plays with for ``path``: its own, else the condition
+        schema's default (the agent.* settings have one), else ``None`` (the run's value)."""
+        value = self.get(path)
+        return _setting_default(path) if value is None else value
 
     def with_setting(self, path: str, value: Any) -> Condition:
         """This condition with ``path`` set to ``value`` (checked; ``None`` removes a further
@@ -303,6 +320,8 @@ class Condition:
                 ).name
             )
         rest = {p: v for p, v in self.settings if p != path}
+        if value is not None and value == _setting_default(path):
+            value = None  # a default is spelt by leaving it out: one name per condition
         if value is not None:
             rest[path] = check_setting(path, value)
         return Condition(self.history_k, self.hz, self.variant, tuple(sorted(rest.items())))

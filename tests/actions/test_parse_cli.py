@@ -21,6 +21,7 @@ CENTRE = {
     "opencua": "## Code:\n```python\npyautogui.click(x=644, y=364)\n```",
     "osatlas": "thoughts:\nplay\nactions:\nCLICK <point>[[500,500]]</point>",
     "showui": "{'action': 'CLICK', 'value': None, 'position': [0.5, 0.5]}",
+    "tools": '<tool_call>\n{"name": "click", "arguments": {"x": 640, "y": 360}}\n</tool_call>',
 }
 
 

@@ -1,4 +1,4 @@
-"""Table 2: main results per preset from a scores table."""
+"""Table 2: main results per preset from a scores table (invalid rates from the episodes)."""
 
 import sys
 
@@ -8,5 +8,8 @@ from playsuite.planning.analysis_jobs import main_results_job
 sys.stderr = open(snakemake.log[0], "w")  # noqa: SIM115
 
 main_results_job(
-    snakemake.input.scores, analysis_settings(snakemake.config), dict(snakemake.output.items())
+    snakemake.input.scores,
+    analysis_settings(snakemake.config),
+    dict(snakemake.output.items()),
+    runs=snakemake.params.runs,
 )

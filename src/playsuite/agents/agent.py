@@ -5,6 +5,10 @@ memory of the last k steps and the preset's parser; before this module the episo
 those itself. :class:`Agent` owns them, so the loop only moves frames and actions between the
 game and the agent, and the same agent can play any Gymnasium-style environment.
 
+The condition's ``agent.*`` settings belong to the agent too: ``agent.interface=tools`` swaps
+the preset's text format for the typed tools (sent with each request, read back by the ``tools``
+parser) and ``agent.memory_rounds`` sends the model's own last turns again (GameWorld's memory).
+
 One agent plays one episode at a time; :meth:`Agent.reset` starts the next (policies may keep
 per-episode state, so the harness still makes one policy per episode).
 """
@@ -20,13 +24,44 @@ import numpy as np
 from playsuite.actions import Action, Invalid
 from playsuite.actions.parsers import parse_response
 from playsuite.actions.parsers.common import writable_text
+from playsuite.actions.parsers.tools import tool_specs
 from playsuite.agents.history import History, entry_from_response
 from playsuite.agents.policy import Policy, StepRequest, StopEpisode
 from playsuite.agents.prompts import EpisodePrompt
 from playsuite.agents.screenshot import resized, scaled_size
-from playsuite.config import Condition
+from playsuite.config import Condition, ConfigError
 from playsuite.inference.client import InferenceRequestError
 from playsuite.registry import Preset
+
+
+def check_agent_settings(preset: Preset, condition: Condition) -> None:
+    """A served preset can play ``condition``'s agent settings, else a :class:`ConfigError`
+    (the server would refuse every request of every such episode): the tool interface needs the
+    preset's ``serve.tool_call_parser``, and with memory rounds the images of a step (the frame,
+    the memory turns' frames, the history's frames for ``history_frames``) must fit the server's
+    ``limit_mm_per_prompt``."""
+    if not preset.needs_server:
+        return
+    serve = preset.serve or {}
+    limit = (serve.get("limit_mm_per_prompt") or {}).get("image")
+    rounds = int(condition.setting("agent.memory_rounds"))
+    frames = condition.get("preset.history_frames")
+    frames = preset.history_frames if frames is None else frames
+    images = 1 + rounds + (condition.history_k if frames else 0)
+    if rounds and limit is not None and images > int(limit):
+        raise ConfigError(
+            f"condition {condition.name!r} sends preset {preset.name!r} up to {images} images a "
+            f"step, but its server takes {limit} (serve.limit_mm_per_prompt): fewer memory "
+            "rounds, or a higher limit"
+        )
+    if condition.setting("agent.interface") != "tools":
+        return
+    if not serve.get("tool_call_parser"):
+        raise ConfigError(
+            f"condition {condition.name!r} plays through tools, but preset {preset.name!r} has "
+            "no serve.tool_call_parser in the model registry (vLLM needs one for tool calls; "
+            "hermes for the Qwen families): add it, or leave the preset out"
+        )
 
 
 class PolicyFailed(RuntimeError):
@@ -71,7 +106,10 @@ class Agent:
         self.policy = policy
         self.preset = preset
         self.condition = condition
-        self.history = History(condition.history_k)
+        self.interface = str(condition.setting("agent.interface"))
+        self.tool_choice = str(condition.setting("agent.tool_choice"))
+        self.memory_rounds = int(condition.setting("agent.memory_rounds"))
+        self.history = self._new_history()
         self.steps = 0
         self._game: dict[str, Any] = {}
         self._prompt: EpisodePrompt | None = None
@@ -79,6 +117,19 @@ class Agent:
     @property
     def name(self) -> str:
         return self.policy.name
+
+    @property
+    def tools(self) -> bool:
+        """Whether this agent plays through the generalist tool interface."""
+        return self.interface == "tools"
+
+    @property
+    def parser(self) -> str:
+        """The parser of the answers: the preset's own, or ``tools`` under the tool interface."""
+        return "tools" if self.tools else self.preset.parser
+
+    def _new_history(self) -> History:
+        return History(self.condition.history_k, self.memory_rounds)
 
     @property
     def template_name(self) -> str:
@@ -97,7 +148,7 @@ class Agent:
         self._prompt = EpisodePrompt.for_run(
             self.preset, self.condition, self._game, readme_text=readme_text
         )
-        self.history = History(self.condition.history_k)
+        self.history = self._new_history()
         self.steps = 0
 
     def act(self, frame: np.ndarray, t_game: float, wall_left_s: float | None = None) -> AgentStep:
@@ -126,6 +177,9 @@ class Agent:
             step_seconds=self.condition.step_seconds,
             wall_left_s=wall_left_s,
             system=prompt.render_system(seen),
+            memory=self.history.turns(),
+            tools=tuple(tool_specs(seen)) if self.tools else (),
+            tool_choice=self.tool_choice,
         )
         try:
             reply = self.policy.act(request)
@@ -134,11 +188,11 @@ class Agent:
         except Exception as exc:
             raise PolicyFailed(f"policy {self.policy.name!r} failed: {exc}") from exc
         actions = parse_response(
-            self.preset.parser,
+            self.parser,
             reply.text,
             screen=screen,
             image=reply.image_size,
-            options=self.preset.parser_options,
+            options=None if self.tools else self.preset.parser_options,
         )
         invalid = any(isinstance(a, Invalid) for a in actions)
         response = writable_text(reply.text)
@@ -148,7 +202,8 @@ class Agent:
                 t_game,
                 response,
                 invalid=invalid,
-                frame=shown if self.preset.history_frames else None,
+                frame=shown if self.preset.history_frames or self.memory_rounds else None,
+                keep_response=bool(self.memory_rounds),
             )
         )
         self.steps += 1

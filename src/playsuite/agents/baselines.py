@@ -3,7 +3,9 @@
 They set the floor a model must beat and let the whole workflow run on a laptop. Both answer in
 the standard response format (``Observation: / Reasoning: / Action:``) and in the standard action
 grammar, and the harness parses them with the standard parser like any model's text, so a run of
-a baseline exercises the full path from prompt to canonical actions.
+a baseline exercises the full path from prompt to canonical actions. Under the generalist tool
+interface (a request that carries tools) they answer the same action as tool calls instead
+(playsuite.actions.parsers.tools), so that interface's path is exercised the same way.
 
 - ``random`` samples the action grammar uniformly by kind (key, chord, hold, click, right click,
   double click, scroll, pointer move, relative move, wait) with uniform arguments.
@@ -20,6 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from playsuite.actions.parsers import parse_response
+from playsuite.actions.parsers.tools import tool_call_for, tool_calls_text
 from playsuite.agents.gameinfo import ARROWS, WASD, documented_controls
 from playsuite.agents.policy import PolicyReply, StepRequest
 from playsuite.agents.vision import (
@@ -39,8 +43,14 @@ FALLBACK_KEYS: tuple[str, ...] = (
 MOVEMENT_KEYS = frozenset(ARROWS + WASD)
 
 
-def _reply(observation: str, reasoning: str, action: str, started: float, size: tuple[int, int]):
-    text = f"Observation: {observation}\nReasoning: {reasoning}\nAction: {action}"
+def _reply(observation: str, reasoning: str, action: str, started: float, request: StepRequest):
+    size = request.screen
+    if request.tools:  # the same action as tool calls, after the same observation and reasoning
+        actions = parse_response("standard", f"Action: {action}", screen=size)
+        calls = [tool_call_for(a) for a in actions]
+        text = tool_calls_text(calls, f"Observation: {observation}\nReasoning: {reasoning}")
+    else:
+        text = f"Observation: {observation}\nReasoning: {reasoning}\nAction: {action}"
     return PolicyReply(text=text, latency_s=time.perf_counter() - started, image_size=size)
 
 
@@ -123,7 +133,7 @@ class RandomPolicy:
             "Uniformly sampled action from the action grammar.",
             action,
             started,
-            request.screen,
+            request,
         )
 
 
@@ -287,7 +297,7 @@ class ExplorerPolicy:
             state = "The screen changed." if changed else "The screen did not change."
         if regions:
             state += f" {len(regions)} text-like area(s) visible."
-        return _reply(state, reasoning, action, started, request.screen)
+        return _reply(state, reasoning, action, started, request)
 
 
 BASELINES: dict[str, type[RandomPolicy] | type[ExplorerPolicy]] = {

@@ -5,6 +5,11 @@ ablation). A step is remembered as a short observation summary, the action text,
 screen changed afterwards (the signal loop prevention relies on), and, in the strategy variant,
 the plan the model stated. Summaries are cut short so that history stays a small, fixed share of
 the prompt whatever the model wrote.
+
+GameWorld's memory ablation remembers differently: the model's own last N turns, whole (that
+step's screenshot and its full answer), sent again as earlier turns of the chat (condition
+``agent.memory_rounds``). The same :class:`History` keeps both: ``k`` entries are rendered as the
+text block, the last ``rounds`` are :meth:`History.turns`, each with its frame and ``response``.
 """
 
 from __future__ import annotations
@@ -40,6 +45,8 @@ class HistoryEntry:
     screen_changed: bool | None = None
     strategy: str = ""
     frame: np.ndarray | None = field(default=None, repr=False, compare=False)
+    #: the model's whole answer (kept for memory turns; never rendered into the text block)
+    response: str = field(default="", repr=False, compare=False)
 
     def line(self) -> str:
         parts = [f"Step {self.step} (game time {self.t_game:.1f} s):"]
@@ -141,8 +148,10 @@ def entry_from_response(
     invalid: bool = False,
     screen_changed: bool | None = None,
     frame: np.ndarray | None = None,
+    keep_response: bool = False,
 ) -> HistoryEntry:
-    """Remember a step from the raw model text (any family's format)."""
+    """Remember a step from the raw model text (any family's format); ``keep_response`` keeps
+    the whole text too, for memory turns."""
     observation, strategy, action = summarize_response(response)
     return HistoryEntry(
         step=step,
@@ -153,29 +162,43 @@ def entry_from_response(
         screen_changed=screen_changed,
         strategy=strategy,
         frame=frame,
+        response=response if keep_response else "",
     )
 
 
 class History:
-    """The last ``k`` steps of an episode (``k = 0`` keeps nothing and renders nothing)."""
+    """The last ``k`` steps of an episode as text (``k = 0`` renders nothing) and its last
+    ``rounds`` steps as memory turns (``rounds = 0``: none); nothing is kept when both are 0."""
 
-    def __init__(self, k: int) -> None:
+    def __init__(self, k: int, rounds: int = 0) -> None:
         if k < 0:
             raise ValueError(f"history length must be >= 0, got {k}")
+        if rounds < 0:
+            raise ValueError(f"memory rounds must be >= 0, got {rounds}")
         self.k = k
-        self._entries: deque[HistoryEntry] = deque(maxlen=k or 1)
+        self.rounds = rounds
+        self._entries: deque[HistoryEntry] = deque(maxlen=max(k, rounds) or 1)
+
+    @property
+    def keeps(self) -> bool:
+        return bool(self.k or self.rounds)
 
     def add(self, entry: HistoryEntry) -> None:
-        if self.k:
+        if self.keeps:
             self._entries.append(entry)
 
     def mark_last(self, screen_changed: bool) -> None:
         """Record, once the next frame is known, whether the last step changed the screen."""
-        if self.k and self._entries:
+        if self.keeps and self._entries:
             self._entries[-1] = replace(self._entries[-1], screen_changed=screen_changed)
 
     def entries(self) -> tuple[HistoryEntry, ...]:
-        return tuple(self._entries) if self.k else ()
+        """The last ``k`` steps, oldest first (what the text block shows)."""
+        return tuple(self._entries)[-self.k :] if self.k else ()
+
+    def turns(self) -> tuple[HistoryEntry, ...]:
+        """The last ``rounds`` steps, oldest first (what goes back into the chat as turns)."""
+        return tuple(self._entries)[-self.rounds :] if self.rounds else ()
 
     def __len__(self) -> int:
         return len(self.entries())

@@ -43,6 +43,13 @@ class StepRequest:
     wall_left_s: float | None = None
     #: The system message a served model gets before the prompt; empty: none is sent.
     system: str = ""
+    #: Memory turns (condition ``agent.memory_rounds``): past steps, oldest first, each with
+    #: its frame and whole answer, which a served model gets as earlier turns of the chat.
+    memory: tuple[HistoryEntry, ...] = ()
+    #: The generalist interface's tools (OpenAI ``tools`` entries; empty: answer in text) and
+    #: how the model must use them (``required`` or ``auto``).
+    tools: tuple[dict[str, Any], ...] = ()
+    tool_choice: str = "required"
 
     def __post_init__(self) -> None:
         frame = self.frame

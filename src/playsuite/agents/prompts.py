@@ -8,7 +8,12 @@ fails before a single game is played rather than rendering ``$titel`` into a tho
 
 Which template a run uses follows from its preset and condition (:func:`template_for`): the base
 variant uses the preset's own template, any other variant ``v`` uses ``{template}+{v}``
-(``standard+strategy``, ``standard+fewshot``), so a new ablation is a new file.
+(``standard+strategy``, ``standard+fewshot``), so a new ablation is a new file. Under the
+generalist tool interface (condition ``agent.interface=tools``) the template is ``tools`` for
+every preset, since the answer format is the tools' and no longer the family's.
+
+A GameWorld task run (condition ``task.index=N``) puts the instruction of the row's N-th task in
+``$task`` (:func:`task_block`); every template places ``$task``, which renders empty otherwise.
 
 A template may come with a system part: ``{base}.system.txt`` beside it, where ``base`` is the
 name before the first ``+``. The paper sends the generalist models one shared system instruction
@@ -50,12 +55,15 @@ PLACEHOLDERS: dict[str, str] = {
     "max_hold_seconds": "longest allowed key hold, in seconds",
     "history": "the history block (empty when the condition keeps no history)",
     "history_k": "how many past steps the history keeps",
+    "task": "the run's task block (a task run's instruction), empty when the run has no task",
 }
 
 TEMPLATE_NAME = re.compile(r"^[a-z0-9_]+(?:\+[a-z0-9_]+)*$")
 BASE_VARIANT = "base"
 #: ``{base}{SYSTEM_SUFFIX}.txt`` holds the system part shared by every variant of ``base``.
 SYSTEM_SUFFIX = ".system"
+#: The template every preset uses under the generalist tool interface.
+TOOLS_TEMPLATE = "tools"
 
 
 class PromptError(ConfigError):
@@ -157,6 +165,8 @@ def template_for(
     """
     base = preset if isinstance(preset, str) else preset.template
     cond = Condition.parse(condition) if isinstance(condition, str) else condition
+    if cond.setting("agent.interface") == "tools":
+        base = TOOLS_TEMPLATE
     name = base if cond.variant == BASE_VARIANT else f"{base}+{cond.variant}"
     if not (prompts_dir(directory) / f"{name}.txt").is_file():
         who = base if isinstance(preset, str) else f"preset {preset.name!r} (template {base!r})"
@@ -166,6 +176,32 @@ def template_for(
             f"{', '.join(available_templates(directory)) or 'none'}"
         )
     return name
+
+
+def task_instruction(game: Mapping[str, Any] | Any, condition: Condition) -> str:
+    """The instruction of the task a condition's ``task.index`` names in ``game`` (a corpus row
+    as a mapping or a GameEntry); ``""`` when the condition names none or the row has no task
+    at that position (such an episode is no task run: playsuite.analysis.tasks skips it)."""
+    index = condition.get("task.index")
+    if index is None:
+        return ""
+    tasks = game.get("tasks") if isinstance(game, Mapping) else getattr(game, "tasks", None)
+    tasks = list(tasks or [])
+    if index >= len(tasks):
+        return ""
+    return " ".join(str(tasks[index]["instruction"]).split())
+
+
+def task_block(instruction: str) -> str:
+    """The ``$task`` text: a heading and the instruction, or ``""`` without one."""
+    if not instruction:
+        return ""
+    return (
+        "# Your task\n"
+        f"{instruction}\n"
+        "This run is scored on this task alone, read from the game's own state: work towards it "
+        "before anything else, and once it is done keep playing well."
+    )
 
 
 def format_seconds(seconds: float) -> str:
@@ -187,8 +223,9 @@ def prompt_values(
     step_seconds: float,
     history: Iterable[HistoryEntry] | History = (),
     history_k: int = 0,
+    task: str = "",
 ) -> dict[str, str]:
-    """Values for every placeholder in :data:`PLACEHOLDERS`."""
+    """Values for every placeholder in :data:`PLACEHOLDERS`; ``task`` is a task instruction."""
     sw, sh = _size(screen, "screen")
     iw, ih = _size(image or screen, "image")
     if step_seconds <= 0:
@@ -214,6 +251,7 @@ def prompt_values(
         "max_hold_seconds": format_seconds(MAX_HOLD_SECONDS),
         "history": render_history(entries, history_k),
         "history_k": str(history_k),
+        "task": task_block(task),
     }
 
 
@@ -230,6 +268,8 @@ class EpisodePrompt:
     game: GameText
     step_seconds: float
     history_k: int = 0
+    #: the instruction of the run's task (condition ``task.index``), or ``""``
+    task: str = ""
 
     @classmethod
     def for_run(
@@ -245,7 +285,8 @@ class EpisodePrompt:
         cond = Condition.parse(condition) if isinstance(condition, str) else condition
         template = load_template(template_for(preset, cond, directory), directory)
         text = game_text(game, readme_text, limits)
-        return cls(template, text, cond.step_seconds, cond.history_k)
+        task = task_instruction(game, cond)
+        return cls(template, text, cond.step_seconds, cond.history_k, task)
 
     def render(
         self,
@@ -275,6 +316,7 @@ class EpisodePrompt:
             step_seconds=self.step_seconds,
             history=history,
             history_k=self.history_k,
+            task=self.task,
         )
 
 
@@ -291,6 +333,7 @@ def render_prompt(
     limits: TextLimits | None = None,
     directory: str | Path | None = None,
     with_system: bool = False,
+    task: str = "",
 ) -> str:
     """Render one prompt: ``template`` (a name or a loaded template) for a catalog row.
 
@@ -306,6 +349,7 @@ def render_prompt(
         step_seconds=step_seconds,
         history=history,
         history_k=history_k,
+        task=task,
     )
     user = template.render(values)
     system = template.render_system(values) if with_system else ""

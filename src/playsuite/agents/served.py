@@ -10,6 +10,14 @@ game's own resolution, so the image the model sees is the screen and its coordin
 rescaling beyond what its parser documents (a preset's ``image_scale`` resizes the frame before
 the request is made: playsuite.agents.screenshot). The reply's ``info`` (the trace's) carries
 the answer's token usage, its attempts and, when some failed first, why each did.
+
+Two of the condition's agent settings change the request. Memory turns (``agent.memory_rounds``)
+go between the system message and the current step as earlier user/assistant pairs: the frame
+that step saw with a one-line note, and the model's whole answer. Under the tool interface the
+request carries ``tools`` and ``tool_choice`` (with ``parallel_tool_calls`` off: one call per
+step is asked for), and the calls the server returns are written after the answer's text in the
+``tools`` parser's form (playsuite.actions.parsers.tools), so the trace and the history keep the
+answer as one text.
 """
 
 from __future__ import annotations
@@ -17,9 +25,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from playsuite.actions.parsers.tools import tool_calls_text
 from playsuite.agents.policy import PolicyReply, StepRequest
-from playsuite.inference.client import InferenceClient
-from playsuite.inference.messages import system_message, user_message
+from playsuite.inference.client import ChatResult, InferenceClient
+from playsuite.inference.messages import assistant_message, system_message, user_message
 from playsuite.registry import Preset
 
 #: Shortest wait for one answer, however little of the episode's wall-clock limit is left.
@@ -45,23 +54,46 @@ class ServedModelPolicy:
         if request.wall_left_s is not None:  # the episode's wall limit also bounds the model
             timeout_s = max(MIN_REQUEST_S, min(self.client.timeout_s, request.wall_left_s))
         messages = [system_message(request.system)] if request.system else []
+        for turn in request.memory:
+            note = f"Screenshot of step {turn.step} (game time {turn.t_game:.1f} s)."
+            shown = [turn.frame] if turn.frame is not None else []
+            messages += [user_message(note, shown), assistant_message(turn.response)]
         messages.append(user_message(request.prompt, images))
+        extra = None
+        if request.tools:
+            extra = {
+                "tools": list(request.tools),
+                "tool_choice": request.tool_choice,
+                "parallel_tool_calls": False,
+            }
         result = self.client.chat(
             messages,
             seed=self.seed + request.step,
             timeout_s=timeout_s,
+            extra_body=extra,
         )
         info: dict[str, Any] = {
             "usage": result.usage,
             "finish_reason": result.finish_reason,
             "attempts": result.attempts,
-            "images": len(images),
+            "images": len(images) + sum(t.frame is not None for t in request.memory),
+            "memory_turns": len(request.memory),
         }
         if result.retries:  # why the attempts before the answer failed (HTTP 429: ...)
             info["retries"] = list(result.retries)
         return PolicyReply(
-            text=result.text,
+            text=answer_text(result) if request.tools else result.text,
             latency_s=time.perf_counter() - started,
             image_size=request.screen,
             info=info,
         )
+
+
+def answer_text(result: ChatResult) -> str:
+    """The answer's text followed by its tool calls (the tools parser's form)."""
+    message = result.response["choices"][0].get("message") or {}
+    calls = []
+    for call in message.get("tool_calls") or []:
+        function = call.get("function") or {} if isinstance(call, dict) else {}
+        calls.append((str(function.get("name", "")), function.get("arguments", "")))
+    return tool_calls_text(calls, result.text)

@@ -8,6 +8,9 @@ corpus and condition. Intervals resample games, so a game's tasks and models tra
 SR and PG come from the same resamples. Task runs without any recorded value of their probes
 (unmeasured: the episode's trace holds no such probe, or its directory is missing) enter no mean
 and are counted in ``unmeasured``.
+
+A GameWorld task run (a condition with ``task.index=N``, whose prompt gave the model the row's
+N-th task) counts for that task alone; a game without an N-th task gives no task run there.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import pandas as pd
 from playsuite.analysis.bootstrap import BootstrapSpec, ratio_bootstrap, stack
 from playsuite.analysis.figures import STYLE, _empty, _panels
 from playsuite.analysis.scores import ordered_presets, valid
+from playsuite.config import Condition
 from playsuite.judge.episode import EpisodeError, load_episode
 from playsuite.judge.tasks import Task, episode_outcomes
 
@@ -52,7 +56,10 @@ def task_runs(
     """
     rows = []
     for ep in valid(scores).itertuples(index=False):
-        game_tasks = tasks.get(f"{ep.corpus}/{ep.game}", ())
+        game_tasks = list(tasks.get(f"{ep.corpus}/{ep.game}", ()))
+        index = Condition.parse(ep.condition).get("task.index")
+        if index is not None:  # a task run: the task its prompt named, and no other
+            game_tasks = game_tasks[index : index + 1]
         if not game_tasks:
             continue
         path = os.path.join(runs, ep.corpus, ep.preset, ep.condition, ep.game)

@@ -3,7 +3,9 @@
 The preset's ``serve`` block (``config/models.yaml``) is the single description of how a model is
 served; this module is the only place that turns it into flags. Flag names follow vLLM's
 ``vllm serve --help`` (``--uds`` serves on a Unix socket instead of a TCP port;
-``--limit-mm-per-prompt`` and ``--media-io-kwargs`` take JSON).
+``--limit-mm-per-prompt`` and ``--media-io-kwargs`` take JSON; ``serve.tool_call_parser`` turns on
+vLLM's parsing of tool calls, ``--enable-auto-tool-choice --tool-call-parser``: vLLM 0.32 refuses
+any ``tool_choice`` without a parser).
 """
 
 from __future__ import annotations
@@ -72,6 +74,8 @@ def vllm_serve_argv(
         argv += ["--limit-mm-per-prompt", _json_flag(limits)]
         if limits.get("video", 0) > 0 and "--media-io-kwargs" not in extra_args:
             argv += ["--media-io-kwargs", _json_flag(VIDEO_MEDIA_IO_KWARGS)]
+    if serve.get("tool_call_parser"):  # the tool interface with tool_choice auto needs both
+        argv += ["--enable-auto-tool-choice", "--tool-call-parser", str(serve["tool_call_parser"])]
     if sampling.get("seed") is not None:
         argv += ["--seed", str(int(sampling["seed"]))]
     if allowed_local_media_path:

@@ -44,13 +44,26 @@ def models_table_job(models: str, out: Mapping[str, str]) -> None:
     )
 
 
-def main_results_job(scores: str, settings: AnalysisSettings, out: Mapping[str, str]) -> None:
-    """Table 2: mean progress per preset with and without history, per corpus."""
-    from playsuite.analysis.main_results import display_columns, drop_empty_rows, main_results
+def main_results_job(
+    scores: str, settings: AnalysisSettings, out: Mapping[str, str], runs: str | None = None
+) -> None:
+    """Table 2: mean progress per preset with and without history, per corpus; with ``runs``
+    (the episodes' folder, when the run has one) each condition's invalid-answer rate too."""
+    from playsuite.analysis.agent_settings import episode_counts
+    from playsuite.analysis.main_results import (
+        display_columns,
+        drop_empty_rows,
+        main_results,
+        rate_columns,
+    )
 
     s = settings
+    df = read_scores(scores)
+    counts = episode_counts(df, runs) if runs and Path(runs).is_dir() else None
+    if counts is not None and counts["steps"].isna().all():
+        counts = None  # scores without their episodes (analysis.scores): no rate to give
     table = drop_empty_rows(
-        main_results(read_scores(scores), s.with_history, s.without_history, s.bootstrap)
+        main_results(df, s.with_history, s.without_history, s.bootstrap, counts)
     )
     show = display_columns(table)
     write_stat_table(
@@ -59,9 +72,11 @@ def main_results_job(scores: str, settings: AnalysisSettings, out: Mapping[str, 
         out["md"],
         out["tex"],
         show=show,
-        bold=[c for c in show if c not in ("family", "preset")],
+        bold=[c for c in show if c not in ("family", "preset", *rate_columns(table))],
         caption="Mean progress level (0-4) with and without history and Partial+ share (%), "
-        "per corpus; best in bold. Game-level 95% bootstrap intervals in the CSV.",
+        "per corpus; best in bold. Invalid: the share of steps whose answer could not be "
+        "parsed (%), where the episodes are at hand. Game-level 95% bootstrap intervals in the "
+        "CSV.",
     )
 
 
@@ -488,3 +503,74 @@ def tasks_job(
         f"runs ({unmeasured} unmeasured) -> {out['tsv']}",
         file=sys.stderr,
     )
+
+
+def _task_runs(path: str | None) -> pd.DataFrame | None:
+    """The task runs a task_tables job wrote (``None`` when there is no such file)."""
+    import pandas as pd
+
+    if not path or not Path(path).is_file():
+        return None
+    try:
+        return pd.read_csv(path, sep="\t")
+    except pd.errors.EmptyDataError:
+        return None
+
+
+def judge_state_job(
+    scores: str, task_runs: str, settings: AnalysisSettings, out: Mapping[str, str]
+) -> None:
+    """Judge against state (playsuite.analysis.judge_state): the Spearman table (``tsv``,
+    ``md``) and the level-by-success confusion table (``confusion_tsv``, ``confusion_md``)."""
+    import pandas as pd
+
+    from playsuite.analysis.judge_state import (
+        AGREEMENT_COLUMNS,
+        agreement_table,
+        confusion_table,
+        paired_runs,
+    )
+    from playsuite.analysis.tables import to_markdown
+
+    runs = _task_runs(task_runs)
+    if runs is None or runs.empty:
+        paired = pd.DataFrame(columns=["judge", "corpus", "game", "level", "progress", "success"])
+    else:
+        paired = paired_runs(read_scores(scores), runs)
+    table = agreement_table(paired, settings.bootstrap)
+    confusion = confusion_table(paired)
+    show = [c for c in AGREEMENT_COLUMNS if not c.endswith((" low", " high"))]
+    for name, frame, cols in (("", table, show), ("confusion_", confusion, None)):
+        write_text_atomic(out[f"{name}tsv"], frame.to_csv(sep="\t", index=False))
+        shown = frame[cols] if cols else frame
+        write_text_atomic(
+            out[f"{name}md"], to_markdown(shown) if not frame.empty else "(no data)\n"
+        )
+    print(f"{len(paired)} task runs with a level -> {out['tsv']}", file=sys.stderr)
+
+
+def agent_settings_job(
+    scores: str,
+    runs: str,
+    task_runs: str | None,
+    settings: AnalysisSettings,
+    out: Mapping[str, str],
+) -> None:
+    """Interface and memory tables (playsuite.analysis.agent_settings): per model and condition
+    input tokens and latency per step with the outcome (``memory_*``), and the text against the
+    tool interface on the same model (``interfaces_*``)."""
+    from playsuite.analysis.agent_settings import episode_costs, interface_table, memory_table
+    from playsuite.analysis.tables import to_markdown
+
+    tasks = _task_runs(task_runs)
+    costs = episode_costs(read_scores(scores), runs)
+    for name, table in (
+        ("memory", memory_table(costs, tasks)),
+        ("interfaces", interface_table(costs, tasks, settings.bootstrap)),
+    ):
+        write_text_atomic(out[f"{name}_tsv"], table.to_csv(sep="\t", index=False))
+        show = [c for c in table.columns if not c.endswith((" low", " high"))]
+        write_text_atomic(
+            out[f"{name}_md"], to_markdown(table[show]) if not table.empty else "(no data)\n"
+        )
+    print(f"{len(costs)} valid episodes -> {out['memory_tsv']}", file=sys.stderr)

@@ -23,6 +23,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from playsuite.agents.agent import check_agent_settings
 from playsuite.agents.prompts import template_for
 from playsuite.analysis.settings import analysis_settings
 from playsuite.config import Condition, ConfigError, with_defaults
@@ -174,13 +175,15 @@ def run_games(
 
 
 def check_prompt_templates(runs: Sequence[tuple[str, str, str]], registry: Registry) -> None:
-    """Every run's prompt template exists, or the plan fails before any job starts.
+    """Every run's prompt template exists and its preset can play its interface, or the plan
+    fails before any job starts.
 
     A condition's variant names a template file (``{template}+{variant}``); a missing one used to
     surface inside each play job, after its model server had been started for nothing.
     """
     for preset, condition in sorted({(p, c) for _, p, c in runs}):
         template_for(registry.preset(preset), condition)
+        check_agent_settings(registry.preset(preset), Condition.parse(condition))
 
 
 def run_protocol(config: Mapping[str, Any]) -> PlayProtocol:

@@ -28,7 +28,8 @@ from playsuite.actions.parsers.common import (
 )
 from playsuite.actions.parsers.coords import COORDINATE_MODES
 
-#: Parser names in the order of the paper's Table 8.
+#: Parser names in the order of the paper's Table 8, then the generalist tool interface's
+#: (``tools``: typed tool calls, GameWorld's semantic interface; any preset can use it).
 PARSER_NAMES: tuple[str, ...] = (
     "standard",
     "qwen3",
@@ -37,6 +38,7 @@ PARSER_NAMES: tuple[str, ...] = (
     "opencua",
     "osatlas",
     "showui",
+    "tools",
 )
 
 ParseFunction = Callable[[str, ParseContext], list[Action]]
