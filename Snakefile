@@ -56,6 +56,8 @@ localrules:
     dashboard,
     task_tables,
     realtime_table,
+    judge_state_agreement,
+    agent_settings_tables,
     screenshot_pages,
     analysis_figures,
     catalog_table,
