@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite (`make test`), as three pytest sessions side by side: the Slurm workflow
-# tests (about 20 minutes, spent mostly waiting on Slurm and on each job's own Snakemake start)
-# and the engine tests (about 15 minutes, the real vLLM CPU build serving tiny models) run in the
+# tests (about 35 minutes, spent mostly waiting on Slurm and on each job's own Snakemake start)
+# and the engine tests (about 40 minutes, the real vLLM CPU build serving tiny models) run in the
 # background while every other test runs in the foreground, so the suite's wall time is about
 # the longest of the three rather than their sum. All must pass. The background sessions' output
 # follows the main session's; each writes under its own pytest base directory.

@@ -105,6 +105,9 @@ def work(repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
         "stability: {sizes: [2, 4, 8, 16], subsets: 200}": "stability: {sizes: [4], subsets: 50}",
         # judge throughput (Figure 10c) needs the judge stage's records, which this test skips
         "concurrency: null, judge: frame}": "concurrency: null, judge: null}",
+        # the sample corpus's funnel without its launch dry-runs (real games, ~5 minutes here):
+        # tests/catalog/test_catalog_workflow.py runs those
+        "launch_results: results/catalog/sample/launch  # real": "# no launch results  # real",
     }
     if importlib.util.find_spec("playsuite.judge.agreement") is not None:
         ratings = work / "ratings.csv"
@@ -211,6 +214,7 @@ def test_adding_a_condition_rebuilds_only_that_figure(work: Path) -> None:
     assert planned_jobs(plan.stdout) == {
         "ablation_figure",
         "reproduction_report",
+        "dashboard",  # it shows every figure
         "analysis_figures",
     }
     run = snake(work, target)

@@ -14,7 +14,7 @@ Tools (arguments are JSON; coordinates are pixels of the screenshot the model wa
 ``hold_key(keys, seconds)``                       ``hold`` (capped at 2 s, like every hold)
 ``click(x, y, button?, count?)``                  ``click`` (left by default, count 1)
 ``move_mouse(x, y)``                              ``move`` to that pixel
-``scroll(direction, notches?, x?, y?)``           ``scroll`` up or down (1 notch by default)
+``scroll(direction, x, y, notches?)``             ``scroll`` up or down (1 notch by default)
 ``wait()``                                        ``wait``
 ================================================  =============================================
 
@@ -158,14 +158,17 @@ def tool_specs(image: tuple[int, int]) -> list[dict[str, Any]]:
         ),
         _function(
             "scroll",
-            "Turn the mouse wheel up or down, optionally with the pointer at a pixel.",
+            "Turn the mouse wheel up or down with the pointer at a pixel.",
             {
                 "direction": {"type": "string", "enum": ["up", "down"]},
                 "notches": {"type": "integer", "minimum": 1, "maximum": MAX_NOTCHES},
                 "x": x,
                 "y": y,
             },
-            ["direction"],
+            # The point is required as a pair: guided decoding cannot express "both or neither",
+            # and a lone x or y is no point (the parser still takes a call with neither, as a
+            # model writing text might send it).
+            ["direction", "x", "y"],
         ),
         _function("wait", "Do nothing this step; the game keeps running.", {}, []),
     ]
