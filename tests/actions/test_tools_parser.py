@@ -119,3 +119,13 @@ def test_every_action_a_baseline_decides_round_trips_through_a_tool_call(action)
 def test_what_no_tool_does_becomes_wait() -> None:
     assert tool_call_for(Move(dx=5, dy=0)) == ("wait", {})
     assert tool_call_for(Invalid("x")) == ("wait", {})
+
+
+@pytest.mark.parametrize("blocks", [True, False])
+def test_json_nested_too_deep_is_an_invalid_answer_not_a_crash(blocks: bool) -> None:
+    """The JSON decoder recurses: an answer nested past Python's limit must come back as an
+    invalid step (tagged or bare), like any other answer that holds no call."""
+    deep = '{"name": "wait", "arguments": ' + "[" * 5_000 + "]" * 5_000 + "}"
+    text = f"<tool_call>{deep}</tool_call>" if blocks else deep
+    actions = parse(text)
+    assert actions and all(isinstance(a, Invalid) for a in actions), actions

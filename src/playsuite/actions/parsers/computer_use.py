@@ -56,11 +56,10 @@ from playsuite.actions.parsers.common import (
     type_text,
 )
 from playsuite.actions.parsers.coords import CoordinateError, Frame
+from playsuite.actions.parsers.tool_blocks import tool_call_objects
 
 DEFAULTS: dict[str, Any] = {"coordinates": "grid", "grid": 999}
 
-_OPEN = re.compile(r"<tool_call>", re.IGNORECASE)
-_CLOSE = re.compile(r"</tool_call>", re.IGNORECASE)
 _TOOL_NAMES = {"computer_use", "computer"}
 _CLICKS = {
     "left_click": ("left", 1),
@@ -70,46 +69,10 @@ _CLICKS = {
     "double_click": ("left", 2),
     "triple_click": ("left", 3),
 }
-_DECODER = json.JSONDecoder()
-#: Without ``<tool_call>`` tags, at most this many ``{`` are tried as the start of a JSON object.
-MAX_BARE_ATTEMPTS = 64
 
 
-def _objects(text: str) -> list[tuple[Any, str]]:
-    """JSON values after each ``<tool_call>``, or every top-level object when there is none."""
-    out: list[tuple[Any, str]] = []
-    opens = list(_OPEN.finditer(text))
-    if opens:
-        for i, m in enumerate(opens):
-            end = opens[i + 1].start() if i + 1 < len(opens) else len(text)
-            body = text[m.end() : end]
-            close = _CLOSE.search(body)
-            body = body[: close.start()] if close else body
-            out.append((_decode_first(body), body))
-        return out
-    i = text.find("{")
-    attempts = 0
-    while 0 <= i < len(text) and attempts < MAX_BARE_ATTEMPTS:
-        attempts += 1
-        try:
-            value, end = _DECODER.raw_decode(text, i)
-        except Exception:  # not JSON here (or nested too deep): try the next brace
-            i = text.find("{", i + 1)
-            continue
-        if isinstance(value, dict) and ("arguments" in value or "action" in value):
-            out.append((value, text[i:end]))
-        i = text.find("{", end)
-    return out
-
-
-def _decode_first(body: str) -> Any:
-    start = body.find("{")
-    if start < 0:
-        return None
-    try:
-        return _DECODER.raw_decode(body, start)[0]
-    except Exception:  # malformed or nested too deep: reported as not a tool call
-        return None
+def _looks_like_call(value: dict[str, Any]) -> bool:
+    return "arguments" in value or "action" in value
 
 
 def _arguments(value: Any) -> dict[str, Any] | str:
@@ -197,7 +160,7 @@ def parse(text: str, ctx: ParseContext) -> list[Action]:
     if len(text) > MAX_RESPONSE_CHARS:
         return [invalid(text, f"answer longer than {MAX_RESPONSE_CHARS} characters")]
     cleaned, cut_off = clean(text)
-    objects = _objects(cleaned)
+    objects = tool_call_objects(cleaned, _looks_like_call)
     if not objects:
         return no_action(text, "no computer_use tool call", cut_off)
     frame = ctx.frame

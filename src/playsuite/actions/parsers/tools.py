@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -60,6 +59,7 @@ from playsuite.actions.parsers.common import (
     number,
 )
 from playsuite.actions.parsers.coords import CoordinateError, Frame
+from playsuite.actions.parsers.tool_blocks import tool_call_objects
 
 DEFAULTS: dict[str, Any] = {"coordinates": "pixels"}
 
@@ -70,12 +70,6 @@ MAX_NOTCHES = 10
 #: Shortest hold the schema allows, in seconds.
 MIN_HOLD_SECONDS = 0.05
 TOOL_NAMES: tuple[str, ...] = ("press_key", "hold_key", "click", "move_mouse", "scroll", "wait")
-
-_OPEN = re.compile(r"<tool_call>", re.IGNORECASE)
-_CLOSE = re.compile(r"</tool_call>", re.IGNORECASE)
-_DECODER = json.JSONDecoder()
-#: Without ``<tool_call>`` tags, at most this many ``{`` are tried as the start of a JSON object.
-MAX_BARE_ATTEMPTS = 64
 
 
 def _function(name: str, description: str, properties: dict[str, Any], required: list[str]):
@@ -218,39 +212,6 @@ def tool_call_for(action: Action) -> tuple[str, dict[str, Any]]:
     return "wait", {}
 
 
-def _objects(text: str) -> list[tuple[Any, str]]:
-    """(decoded value or None, raw text) of each ``<tool_call>`` block, or of bare JSON calls."""
-    out: list[tuple[Any, str]] = []
-    opens = list(_OPEN.finditer(text))
-    if opens:
-        for i, m in enumerate(opens):
-            end = opens[i + 1].start() if i + 1 < len(opens) else len(text)
-            body = text[m.end() : end]
-            close = _CLOSE.search(body)
-            body = body[: close.start()] if close else body
-            start = body.find("{")
-            value = None
-            if start >= 0:
-                try:
-                    value = _DECODER.raw_decode(body, start)[0]
-                except ValueError:
-                    value = None
-            out.append((value, body.strip()))
-        return out
-    i, attempts = text.find("{"), 0
-    while 0 <= i < len(text) and attempts < MAX_BARE_ATTEMPTS:
-        attempts += 1
-        try:
-            value, end = _DECODER.raw_decode(text, i)
-        except ValueError:
-            i = text.find("{", i + 1)
-            continue
-        if isinstance(value, dict) and "name" in value:
-            out.append((value, text[i:end]))
-        i = text.find("{", end)
-    return out
-
-
 def _arguments(value: Any) -> tuple[str, dict[str, Any]] | str:
     """(tool name, arguments) of one decoded call, or the reason it is not a call."""
     if not isinstance(value, dict):
@@ -317,7 +278,7 @@ def parse(text: str, ctx: ParseContext) -> list[Action]:
     if len(text) > MAX_RESPONSE_CHARS:
         return [invalid(text, f"answer longer than {MAX_RESPONSE_CHARS} characters")]
     cleaned, cut_off = clean(text)
-    objects = _objects(cleaned)
+    objects = tool_call_objects(cleaned, lambda value: "name" in value)
     if not objects:
         return no_action(text, "no tool call", cut_off)
     frame = ctx.frame
