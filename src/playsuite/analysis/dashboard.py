@@ -144,6 +144,7 @@ def write_dashboard(
             "MAIN": render_markdown(Path(main_table).read_text("utf-8")),
             "REPORT": render_markdown(Path(report).read_text("utf-8")),
             "DATA": embed_json(data),
+            "RUNBROWSER": template("run_browser.js"),
         },
     )
     write_text_atomic(out, html)

@@ -34,7 +34,8 @@ from playsuite.records.episode import (
 
 
 def template(name: str) -> str:
-    """An HTML template shipped with the package (``playsuite/analysis/templates/``)."""
+    """A page template (or a script filled into one, ``run_browser.js``) shipped with the
+    package (``playsuite/analysis/templates/``)."""
     return resources.files("playsuite.analysis").joinpath("templates", name).read_text("utf-8")
 
 
@@ -148,7 +149,8 @@ def html_escape(text: str) -> str:
 
 def write_index(runs: list[dict[str, Any]], out: str | os.PathLike[str]) -> Path:
     """The filterable index; each run dict has the scores fields and ``page`` (relative URL)."""
-    write_text_atomic(out, fill(template("index.html"), {"DATA": embed_json(runs)}))
+    fields = {"DATA": embed_json(runs), "RUNBROWSER": template("run_browser.js")}
+    write_text_atomic(out, fill(template("index.html"), fields))
     return Path(out)
 
 
