@@ -24,6 +24,7 @@ from pathlib import Path
 
 import yaml
 
+from playsuite.config import Condition
 from playsuite.planning.play import engine_vllm
 from playsuite.processes import probe
 from playsuite.testing.repo import copy_repo
@@ -69,8 +70,9 @@ def write_default_workflow(root: Path, *, steps: int = 2) -> Path:
     The config is config/config.yaml as shipped (local corpus of eight real games, the main and
     ablation conditions, the frame and state judges, the engine checks, every table and figure,
     the catalog sample), with changes that keep CI within its time budget or fit the test node:
-    only the ``random`` baseline plays, only the history ablation is planned and only the sample
-    catalog corpus is curated (every rule and job kind still runs); the tiny presets answer in
+    only the ``random`` baseline plays, only the history ablation is planned (over the main
+    conditions' history lengths) and only the sample catalog corpus is curated, without launch
+    dry-runs (every other rule and job kind still runs); the tiny presets answer in
     at most :data:`TINY_MAX_TOKENS` tokens; the Video-LLM judge ``qwen3.5-9b`` joins (served by
     the stand-in through ``judge.server_argv``, which engine checks ignore; its judge jobs ask
     for a GPU); episodes are ``steps`` long; the registry's default resources fit the test node;
@@ -82,17 +84,29 @@ def write_default_workflow(root: Path, *, steps: int = 2) -> Path:
     # One baseline: every rule and job kind still runs, with half the play and judge jobs (the
     # two baselines differ only inside the agent, which the local tests cover).
     config["presets"] = ["random"]
-    # One ablation (history): the ablation rules run on Slurm; the other two ablation kinds
-    # differ only in their statistics, which tests/analysis covers.
-    config["analysis"]["ablations"] = ["config/ablations/history.yaml"]
-    # One catalog corpus (the sample): the registry corpus runs the same catalog rules, and its
-    # stages are covered locally (tests/catalog/test_debian_registry.py).
-    config["catalog"]["corpora"] = {"sample": config["catalog"]["corpora"]["sample"]}
+    # One ablation (history) over the main conditions' two history lengths: its figure is built
+    # (a local rule) with no play or judge job of its own, which would only repeat the main
+    # runs' job kinds; the other ablation kinds differ only in their statistics (tests/analysis).
+    history = yaml.safe_load((root / "config" / "ablations" / "history.yaml").read_text())
+    main = [Condition.parse(c) for c in config["analysis"]["main"].values()]
+    history["values"] = sorted(c.history_k for c in main)
+    ablation = root / "config" / "ablations" / "slurm-history.yaml"
+    ablation.write_text(yaml.safe_dump(history, sort_keys=False))
+    config["analysis"]["ablations"] = [str(ablation.relative_to(root))]
+    # One catalog corpus (the sample), without its launch dry-runs: the catalog's rules run as
+    # Slurm jobs, while the dry-runs (a real game launch each, a dozen jobs) are the local
+    # catalog tests' (tests/catalog/conftest.py) and the registry corpus's stages too
+    # (tests/catalog/test_debian_registry.py).
+    sample = dict(config["catalog"]["corpora"]["sample"])
+    sample.pop("launch_results", None)
+    config["catalog"]["corpora"] = {"sample": sample}
     config["judges"] = [*config["judges"], VLM_JUDGE]
     config["play"]["steps"] = steps
     config.setdefault("judge", {})["server_argv"] = standin_argv("{uds}", model="{preset}")
     config["engine"]["vllm"] = str(REPO / engine_vllm(config))
-    path = root / "config" / "slurm-test.yaml"
+    # The copy's own config/config.yaml: Snakemake merges a --configfile into the Snakefile's
+    # (keys can be added or changed, never removed), so the changes above go in its place.
+    path = root / "config" / "config.yaml"
     path.write_text(yaml.safe_dump(config, sort_keys=False))
     return path
 

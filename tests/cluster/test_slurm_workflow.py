@@ -71,7 +71,7 @@ def rule_of(job: dict[str, str]) -> str:
 def test_embedded_default_runs_on_slurm(slurm: None, tmp_path: Path) -> None:
     """The README's workflow on a clean copy, every rule instance but the Snakefile's local rules
     (acquisition, analysis) a Slurm job: eight real games fetched from the registries, the random
-    baseline under the main and history-ablation conditions, the frame, state and (stand-in
+    baseline under the main conditions (the history ablation's too), the frame, state and (stand-in
     served) Video-LLM judges, the engine checks (a tiny random-weight preset and judge on the real
     vLLM CPU build), the catalog sample, every table and figure."""
     repo = tmp_path / "playsuite"
@@ -97,7 +97,7 @@ def test_embedded_default_runs_on_slurm(slurm: None, tmp_path: Path) -> None:
     check_runs = {(p, check_condition) for p in checks["presets"]}
     runs = played - check_runs
     assert check_runs <= played and {p for p, _ in runs} == set(settings["presets"])
-    assert len(runs) == 4, sorted(runs)  # 1 baseline x (2 main + 2 more history) conditions
+    assert len(runs) == 2, sorted(runs)  # 1 baseline x 2 main conditions (the ablation's too)
     for manifest in manifests:
         rows = read_manifest(manifest)
         assert {r.game for r in rows} == games, manifest
@@ -142,11 +142,13 @@ def test_embedded_default_runs_on_slurm(slurm: None, tmp_path: Path) -> None:
     # Launch validation: one job for the corpus's one acquisition block, a verdict per game.
     assert "validate_launch" not in by_rule and len(by_rule["validate_launch_block"]) == 1
     assert all((repo / "results/games" / game / "launch.json").is_file() for game in games)
-    # 4 paper play shards + one engine check; 3 judges x 4 + the tiny judge's one shard; the
+    # 2 paper play shards + one engine check; 3 judges x 2 + the tiny judge's one shard; the
     # two tiny models (the preset's and the judge's architecture).
-    assert len(by_rule["play_shard"]) == 5 and len(by_rule["judge_shard"]) == 3 * 4 + 1
+    assert len(by_rule["play_shard"]) == 3 and len(by_rule["judge_shard"]) == 3 * 2 + 1
     assert len(by_rule["build_tiny_model"]) == 2
     assert {"catalog_triage", "catalog_decide"} <= set(by_rule), sorted(by_rule)
+    assert "catalog_launch" not in by_rule  # the sample's dry-runs are left out here
+    assert list((repo / "results/figures").glob("*/ablation_history.pdf"))  # a local rule
     for job in jobs:
         vlm_judge = job["Comment"].startswith(f"rule_judge_shard_wildcards_{VLM_JUDGE}_")
         assert ("gres/gpu=1" in job["AllocTRES"]) == vlm_judge, job
@@ -154,7 +156,7 @@ def test_embedded_default_runs_on_slurm(slurm: None, tmp_path: Path) -> None:
     # Cost records: the play jobs' wall time as Slurm accounted it (baselines and the CPU-served
     # tiny preset: no GPU).
     costs = read_cost_records(repo / "results/costs")
-    assert len(costs) == 5 and set(costs["cost_source"]) == {"sacct"}, costs
+    assert len(costs) == 3 and set(costs["cost_source"]) == {"sacct"}, costs
     accounted = {j["JobIDRaw"]: j for j in by_rule["play_shard"]}
     for _, row in costs.iterrows():
         assert row["wall_s"] == float(accounted[row["slurm_job_id"]]["ElapsedRaw"])

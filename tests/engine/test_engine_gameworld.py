@@ -1,8 +1,9 @@
-"""GameWorld's interfaces and protocol on the real engine, in one served episode (one server
-start, which is what an engine test spends most of its time on).
+"""GameWorld's interfaces and protocol on the real engine, in one served episode.
 
-A tiny preset served by the real vLLM CPU build plays a local game under a condition that turns
-on everything GameWorld adds at once:
+The tiny Qwen2.5-VL preset, served by the real vLLM CPU build over loopback TCP (the session's
+shared engine, tests/engine/conftest.py: a server start is what an engine test spends most of its
+time on) and asked as a hosted preset, plays a local game under a condition that turns on
+everything GameWorld adds at once:
 
 - the **tool interface**: a random-weight model would never choose a tool on its own, so the
   interface asks for ``tool_choice=required`` (its default), which vLLM enforces by guided
@@ -27,18 +28,17 @@ from playsuite.config import Condition
 from playsuite.corpus import find_game, load_corpus
 from playsuite.harness.cli import limits_for
 from playsuite.harness.episode import think_game_seconds
-from playsuite.harness.node import ServerSettings, ShardJob, run_shard
+from playsuite.harness.node import ShardJob, run_shard
 from playsuite.harness.protocol import PlayProtocol
 from playsuite.records.episode import read_meta, read_trace
 from playsuite.records.manifest import read_manifest
 from playsuite.runtimes.acquire import acquire
-from tests.engine.conftest import READY_TIMEOUT_S, REPO, model_of
+from tests.engine.conftest import KEY, KEY_ENV, REPO, hosted_preset
 from tests.runtimes.conftest import games_cache
 
 pytestmark = [pytest.mark.engine, pytest.mark.slow, pytest.mark.games]
 
 GAME = "funnyboat"
-PRESET = "tiny-qwen2.5-vl"
 BUDGET = 3
 CONDITION = (
     "k0-hz3-base+agent.interface=tools+agent.memory_rounds=1"
@@ -56,11 +56,11 @@ KINDS = {
 
 
 @pytest.fixture(scope="module")
-def episode(tmp_path_factory, registry, tiny_model, engine_vllm: str) -> Path:
+def episode(tmp_path_factory, registry, engine_url: str) -> Path:
     tmp_path = tmp_path_factory.mktemp("gameworld")
     game = find_game(load_corpus(REPO / "config/corpora/local.yaml"), GAME)
     acquire(game, games_cache(), base_dir=REPO)
-    preset = registry.preset(PRESET)
+    preset = hosted_preset(registry, engine_url)
     condition = Condition.parse(CONDITION)
     protocol = PlayProtocol.from_schema().for_condition(condition)
     job = ShardJob(
@@ -72,14 +72,13 @@ def episode(tmp_path_factory, registry, tiny_model, engine_vllm: str) -> Path:
         games_dir=games_cache(),
         workers=1,
         limits_by_runtime=limits_for(None, 900, protocol.action_budget),
-        server=ServerSettings.from_schema(
-            vllm=engine_vllm, model=model_of(preset, tiny_model), ready_timeout_s=READY_TIMEOUT_S
-        ),
         log_dir=tmp_path / "logs",
         live=False,
         protocol=protocol,
     )
-    code = run_shard(job, tmp_path / "manifest.tsv")
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv(KEY_ENV, KEY)
+        code = run_shard(job, tmp_path / "manifest.tsv")
     logs = {p.name: p.read_text()[-3000:] for p in (tmp_path / "logs").glob("*")}
     assert code == 0, logs
     assert len(read_manifest(tmp_path / "manifest.tsv")) == 1

@@ -1,17 +1,17 @@
 """The annotator and the offline track on the real engine (vLLM's CPU build, a tiny model).
 
 Two local pygame games are played for real (the runtime, the sandbox and the recorder, with the
-random baseline, which needs no model); the tiny Qwen2.5-VL preset, served once by vLLM, then
-annotates both episodes into the three-level pyramid and answers a few of the questions built
-from them. Its weights are random, so what it writes is noise: the test checks that every
-answer came through the JSON-Schema constrained path, parsed, validated and landed in files
-that follow their contract, not what it says.
+random baseline, which needs no model); the tiny Qwen2.5-VL preset, served by vLLM over loopback
+TCP (the session's shared engine) and asked as a hosted preset at that endpoint, then annotates
+both episodes into the three-level pyramid and answers a few of the questions built from them.
+Its weights are random, so what it writes is noise: the test checks that every answer came
+through the JSON-Schema constrained path, parsed, validated and landed in files that follow their
+contract, not what it says.
 """
 
 from __future__ import annotations
 
-import shutil
-import tempfile
+import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,17 +26,17 @@ from playsuite.horizon.annotate import horizon_settings
 from playsuite.horizon.questions import build_questions, load_annotated
 from playsuite.horizon.run import ServeOptions, annotate_episodes, answer_file
 from playsuite.horizon.tables import accuracy_table
-from playsuite.inference import VLLMServer
 from playsuite.records.horizon import read_annotation, read_answers, write_questions
+from playsuite.registry import Registry
 from playsuite.runtimes.acquire import acquire
-from tests.engine.conftest import READY_TIMEOUT_S, REPO, model_of
+from tests.engine.conftest import KEY, KEY_ENV, REPO, SERVED, hosted_preset
 from tests.runtimes.conftest import games_cache
 
 pytestmark = [pytest.mark.engine, pytest.mark.slow, pytest.mark.games]
 
 CORPUS = REPO / "config" / "corpora" / "local.yaml"
 GAMES = ("funnyboat", "solarwolf")
-PRESET = "tiny-qwen2.5-vl"
+PRESET = SERVED
 STEPS = 5
 #: Ranges for 15-s episodes: 3-s operations, goals of two or three, one strategy.
 SETTINGS = {"goal_s": [6, 9], "strategy_s": [12, 30], "max_per_task": 3}
@@ -65,30 +65,21 @@ def played(tmp_path_factory: pytest.TempPathFactory, registry) -> Path:
 
 
 @pytest.fixture(scope="module")
-def server(registry, tiny_model, engine_vllm: str) -> Iterator[VLLMServer]:
-    sock_dir = Path(tempfile.mkdtemp(prefix="psh-", dir="/tmp"))
-    preset = registry.preset(PRESET)
-    server = VLLMServer.for_preset(
-        preset,
-        sock_dir / "model.sock",
-        vllm=engine_vllm,
-        model=model_of(preset, tiny_model),
-        log_path=sock_dir / "model.log",
-        ready_timeout_s=READY_TIMEOUT_S,
-    )
-    try:
-        yield server.start()
-    finally:
-        server.stop()
-        shutil.rmtree(sock_dir, ignore_errors=True)
+def hosted(registry, engine_url: str) -> Iterator[Registry]:
+    """The model registry with the tiny preset hosted at the shared engine (its key set)."""
+    preset = hosted_preset(registry, engine_url)
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv(KEY_ENV, KEY)
+        yield dataclasses.replace(registry, presets={**registry.presets, PRESET: preset})
 
 
-def test_real_episodes_annotated_and_questions_answered(played, server, tmp_path) -> None:
+def test_real_episodes_annotated_and_questions_answered(played, hosted, tmp_path) -> None:
     episodes = [played / "runs" / g for g in GAMES]
     settings = horizon_settings(SETTINGS)
-    served = ServeOptions(uds=server.uds)
+    served = ServeOptions()  # a hosted preset: asked at its endpoint, no server started
+    index = tmp_path / "index.tsv"
     counts = annotate_episodes(
-        PRESET, episodes, settings, served, catalogs=str(CORPUS), index=tmp_path / "index.tsv"
+        PRESET, episodes, settings, served, catalogs=str(CORPUS), index=index, registry=hosted
     )
     assert counts == {"ok": 2}
     for episode in episodes:
@@ -108,7 +99,7 @@ def test_real_episodes_annotated_and_questions_answered(played, server, tmp_path
     assert questions["counts"]["T1"] == 3 and questions["counts"]["T3"] == 3
     write_questions(tmp_path / "questions.json", questions)
     answered = answer_file(
-        PRESET, tmp_path / "questions.json", tmp_path / "a.json", settings, served
+        PRESET, tmp_path / "questions.json", tmp_path / "a.json", settings, served, registry=hosted
     )
     assert answered == {"ok": len(questions["questions"])}
     answers = read_answers(tmp_path / "a.json")

@@ -3,8 +3,10 @@
 Both start the model's server for the job on a private socket (``vllm serve`` from the registry
 entry, or ``horizon.server_argv``), exactly as play and judge shards do (:class:`JobServer`),
 unless handed the socket of one already running; a crashed server is restarted when a request
-finds it gone. The annotator may be any preset or judge of the registry; the media a request
-carries follow that entry's ``limit_mm_per_prompt`` (:func:`~playsuite.horizon.media.media_plan`).
+finds it gone. A hosted preset (kind ``openai``) is asked at its endpoint instead, with its own
+retry policy and request limits, as its play jobs do. The annotator may be any preset or judge of
+the registry; the media a request carries follow that entry's ``limit_mm_per_prompt``
+(:func:`~playsuite.horizon.media.media_plan`); a hosted preset is shown images.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from playsuite.config import ConfigError, schema_default
 from playsuite.corpus import find_game, load_corpus
 from playsuite.horizon.annotate import Annotator, GameText
 from playsuite.horizon.answer import answer_questions, file_sha256
-from playsuite.horizon.media import media_plan
+from playsuite.horizon.media import MediaPlan, media_plan
 from playsuite.horizon.prompts import load_prompts
 from playsuite.inference.client import InferenceClient
 from playsuite.judge.context import game_context, read_readme
@@ -34,18 +36,27 @@ from playsuite.records.horizon import (
     write_annotation_index,
     write_answers,
 )
-from playsuite.registry import load_registry
+from playsuite.registry import Registry, load_registry
 
 
-def registry_entry(name: str) -> Any:
-    """A preset, else a judge, of the model registry named ``name``; it must be served."""
-    registry = load_registry()
+def registry_entry(name: str, registry: Registry | None = None) -> Any:
+    """A preset, else a judge, of the model registry (``registry``, else config/models.yaml)
+    named ``name``; it must be a model: served by vLLM or hosted at an endpoint."""
+    registry = registry or load_registry()
     entry = registry.presets.get(name) or registry.judges.get(name)
     if entry is None:
         raise ConfigError(f"{name!r} is neither a preset nor a judge of the model registry")
-    if not entry.needs_server:
-        raise ConfigError(f"{name!r} is not a served model (kind {entry.kind!r})")
+    if not (entry.needs_server or getattr(entry, "hosted", False)):
+        raise ConfigError(f"{name!r} is not a model (kind {entry.kind!r})")
     return entry
+
+
+def entry_media_plan(entry: Any, settings: Mapping[str, Any]) -> MediaPlan:
+    """The media of ``entry``'s requests: its server's ``limit_mm_per_prompt``; a hosted
+    endpoint takes images (chat-completions APIs take images, not video), one per frame."""
+    frames = int(settings["frames"])
+    serve = entry.serve if entry.needs_server else {"limit_mm_per_prompt": {"image": frames}}
+    return media_plan(serve, frames, str(settings["media"]))
 
 
 @dataclass(frozen=True)
@@ -63,7 +74,12 @@ class ServeOptions:
 
 @contextmanager
 def served_client(entry: Any, options: ServeOptions) -> Iterator[InferenceClient]:
-    """A client for ``entry``'s model, its server started (and stopped) here unless running."""
+    """A client for ``entry``'s model: its endpoint when hosted, else its server, started (and
+    stopped) here unless running."""
+    if getattr(entry, "hosted", False):
+        with InferenceClient.for_endpoint(entry) as client:
+            yield client
+        return
     concurrency = int(entry.serve.get("max_num_seqs", 8))
     if options.uds:
         with InferenceClient(options.uds, entry.name, max_concurrency=concurrency) as client:
@@ -126,12 +142,13 @@ def annotate_episodes(
     games_dir: str | os.PathLike[str] | None = None,
     index: str | os.PathLike[str] | None = None,
     prompts_dir: str | os.PathLike[str] | None = None,
+    registry: Registry | None = None,
 ) -> dict[str, int]:
     """Annotate each episode into its ``horizon.json``; then write ``index`` if given. Returns
     a count per status."""
-    entry = registry_entry(annotator)
+    entry = registry_entry(annotator, registry)
     prompts = load_prompts(prompts_dir)
-    plan = media_plan(entry.serve, int(settings["frames"]), str(settings["media"]))
+    plan = entry_media_plan(entry, settings)
     counts: dict[str, int] = {}
     rows = []
     with served_client(entry, options) as client:
@@ -154,13 +171,14 @@ def answer_file(
     options: ServeOptions,
     *,
     prompts_dir: str | os.PathLike[str] | None = None,
+    registry: Registry | None = None,
 ) -> dict[str, int]:
     """Have ``preset`` answer the question set at ``questions_path`` into ``out``; returns the
     count of ok and failed answers."""
-    entry = registry_entry(preset)
+    entry = registry_entry(preset, registry)
     questions = read_questions(questions_path)
     prompts = load_prompts(prompts_dir)
-    plan = media_plan(entry.serve, int(settings["frames"]), str(settings["media"]))
+    plan = entry_media_plan(entry, settings)
     with served_client(entry, options) as client:
         doc = answer_questions(
             preset,

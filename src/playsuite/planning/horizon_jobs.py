@@ -68,8 +68,11 @@ def horizon_plan(config: Mapping[str, Any], registry: Any) -> HorizonPlan | None
     entries = {}
     for name in names:
         entry = registry.presets.get(name) or registry.judges.get(name)
-        if entry is None or not entry.needs_server:
-            raise ConfigError(f"horizon: {name!r} is not a served preset or judge of the registry")
+        if entry is None or not (entry.needs_server or getattr(entry, "hosted", False)):
+            raise ConfigError(
+                f"horizon: {name!r} is not a model (served or hosted) preset or judge of the "
+                "registry"
+            )
         entries[name] = entry
     judge = settings["judge"] or registry.default_judge
     registry.judge(judge)
