@@ -18,6 +18,7 @@ from playsuite.actions import (
     actions_from_json,
     actions_to_json,
     clamp_to_screen,
+    kept_down,
     normalize_button,
     normalize_key,
 )
@@ -67,6 +68,27 @@ def test_hold_is_capped_at_two_seconds() -> None:
     assert Hold(["right"], 0.8).seconds == 0.8
     with pytest.raises(ActionError):
         Hold(["right"], 0)
+
+
+def test_a_hold_left_down_says_so_in_its_json_only() -> None:
+    """``release`` is written only when false, so every model's trace reads as before."""
+    kept = Hold(["up"], 0.1, release=False)
+    assert kept.to_dict() == {"kind": "hold", "keys": ["up"], "seconds": 0.1, "release": False}
+    assert Hold(["up"], 0.1).to_dict() == {"kind": "hold", "keys": ["up"], "seconds": 0.1}
+    assert action_from_dict(kept.to_dict()) == kept
+    assert action_from_dict({"kind": "hold", "keys": ["up"], "seconds": 1, "release": True}).release
+    with pytest.raises(ActionError, match="release"):
+        action_from_dict({"kind": "hold", "keys": ["up"], "seconds": 1, "release": "no"})
+
+
+def test_kept_down_marks_only_the_holds_of_the_named_keys() -> None:
+    actions = [Hold(["right"], 0.1), Key(["right"]), Hold(["z"], 0.1), Hold(["right", "z"], 0.1)]
+    assert kept_down(actions, {"right"}) == [
+        Hold(["right"], 0.1, release=False),
+        Key(["right"]),
+        Hold(["z"], 0.1),
+        Hold(["right", "z"], 0.1),
+    ]
 
 
 def test_chord_keeps_order_and_drops_duplicates() -> None:

@@ -10,10 +10,13 @@ import numpy as np
 import pytest
 
 from playsuite.actions import Click, Hold, Move, Scroll, Wait
+from playsuite.agents.agent import Agent
 from playsuite.agents.human import HumanPolicy, human_preset
 from playsuite.agents.policy import StepRequest, StopEpisode
+from playsuite.config import Condition
 from playsuite.human.events import EventError, LiveInput, parse_event
 from playsuite.human.play import PlayError, PlaySession
+from playsuite.runtimes.timeline import KeysDown, schedule
 
 SCREEN = (320, 240)
 
@@ -24,17 +27,73 @@ def take(live: LiveInput, *events: dict, seconds: float = 0.1):
     return live.take(seconds)
 
 
-def test_a_tap_is_held_for_its_slice_and_a_held_key_carries_over() -> None:
+def test_a_key_still_down_is_held_past_its_slice_and_a_tap_within_it() -> None:
     live = LiveInput()
     actions, events = take(live, {"type": "keydown", "key": "space"})
-    assert actions == [Hold(("space",), 0.1)] and len(events) == 1
-    assert take(live)[0] == [Hold(("space",), 0.1)]  # still down: held again
-    # released in this slice: not pressed once more; another key pressed now is
+    assert actions == [Hold(("space",), 0.1, release=False)] and len(events) == 1
+    assert take(live)[0] == [Hold(("space",), 0.1, release=False)]  # still down: kept down
+    # released in this slice: no hold keeps it (the runtime lets it go); a key pressed now is
     actions, _ = take(
         live, {"type": "keyup", "key": "space"}, {"type": "keydown", "key": "ArrowLeft"}
     )
-    assert actions == [Hold(("left",), 0.1)]
+    assert actions == [Hold(("left",), 0.1, release=False)]
     assert take(live, {"type": "keyup", "key": "arrowleft"})[0] == []
+    # pressed and released in one slice: an ordinary hold of the slice, after the other input,
+    # while a key still down goes first (it does not delay what follows it)
+    actions, _ = take(
+        live,
+        {"type": "keydown", "key": "ArrowRight"},
+        {"type": "keydown", "key": "a"},
+        {"type": "keyup", "key": "a"},
+        {"type": "mousedown", "button": 0, "x": 5, "y": 6},
+    )
+    assert actions == [
+        Hold(("right",), 0.1, release=False),
+        Click(5, 6),
+        Hold(("a",), 0.1),
+    ]
+
+
+def test_a_key_held_over_several_slices_is_pressed_once() -> None:
+    """The CI failure and the 300 ms jump: the keyup arrives slices after the keydown; played
+    through the runtimes' schedule with its state, the game sees one press and one release."""
+    live, down = LiveInput(), KeysDown()
+    played: list[tuple[int, str, str]] = []
+    slices = [[{"type": "keydown", "key": " "}], [], [{"type": "keyup", "key": " "}], []]
+    for n, slice_events in enumerate(slices):
+        actions, _ = take(live, *slice_events)
+        played += [(n, e.kind, e.key) for e in schedule(actions, 0.1, down)]
+    assert played == [(0, "key_down", "space"), (2, "key_up", "space")]
+    assert down.keys == []
+    # tapped twice in two slices: two presses, each released within its slice
+    played = []
+    for _ in range(2):
+        actions, _ = take(live, {"type": "keydown", "key": "x"}, {"type": "keyup", "key": "x"})
+        played += [e.kind for e in schedule(actions, 0.1, down)]
+    assert played == ["key_down", "key_up"] * 2
+
+
+def test_keys_left_down_survive_the_standard_grammar() -> None:
+    """The person's answer is read back by the models' parser, which has no word for a key left
+    down: the policy names those keys beside the text and the agent puts them back."""
+    session = PlaySession("live", 0.1)
+    agent = Agent(HumanPolicy(session), human_preset(), Condition.parse("k0-hz10-base"))
+    agent.reset({"id": "probe", "title": "Probe", "controls": "Arrows move, Z jumps."})
+    session.start()
+    frame = np.zeros((SCREEN[1], SCREEN[0], 3), np.uint8)
+    session.add_events(
+        [
+            {"type": "keydown", "key": "ArrowRight", "t": 0.0},
+            {"type": "keydown", "key": "z", "t": 0.01},
+            {"type": "keyup", "key": "z", "t": 0.02},
+        ]
+    )
+    step = agent.act(frame, 0.0)
+    assert step.response == "Action: hold:right:0.1 hold:z:0.1"
+    assert step.actions == [Hold(("right",), 0.1, release=False), Hold(("z",), 0.1)]
+    assert step.actions[0].to_dict()["release"] is False
+    session.add_events([{"type": "keyup", "key": "ArrowRight", "t": 0.15}])
+    assert agent.act(frame, 0.1).actions == [Wait()]
 
 
 def test_pointer_events_become_clicks_scrolls_and_moves() -> None:
@@ -74,6 +133,8 @@ def test_paced_session_answers_each_step_once_and_the_person_can_end() -> None:
     )
     with pytest.raises(PlayError, match="kind"):
         session.submit(0, [{"kind": "teleport"}])
+    with pytest.raises(PlayError, match="paced"):  # a model cannot leave a key down either
+        session.submit(0, [{"kind": "hold", "keys": ["a"], "seconds": 1, "release": False}])
     with pytest.raises(PlayError, match="not waiting"):
         session.submit(1, [{"kind": "wait"}])
     session.submit(0, [{"kind": "click", "x": 900, "y": 5}, {"kind": "key", "keys": ["a"]}])
@@ -111,6 +172,7 @@ def test_live_session_waits_for_start_and_keeps_the_wall_clock_pace() -> None:
     assert first.text == "Action: wait" and second.text == "Action: hold:a:0.1"
     assert second.info["events"] == [{"type": "keydown", "t_game": 1.0, "t_wall": 0.05, "key": "a"}]
     assert third.text == "Action: hold:a:0.1" and "events" not in third.info
+    assert second.keep_down == third.keep_down == frozenset({"a"})  # still down: held past
 
 
 def test_the_human_preset_reads_the_standard_grammar() -> None:

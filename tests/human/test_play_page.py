@@ -131,7 +131,9 @@ def test_live_play_records_every_event_with_its_game_time(
     page.wait_for_function("document.getElementById('screen').naturalWidth > 0", timeout=60_000)
     page.click("#start")
     page.wait_for_timeout(300)
-    page.keyboard.press("Space")
+    page.keyboard.down("Space")  # held over about three slices: one press all the same
+    page.wait_for_timeout(300)
+    page.keyboard.up("Space")
     page.wait_for_timeout(300)
     page.click("#screen", position={"x": 40, "y": 30})
     page.wait_for_timeout(500)
@@ -156,6 +158,10 @@ def test_live_play_records_every_event_with_its_game_time(
     assert all(e["t_wall"] >= 0 for e in events)
     kinds = [a["kind"] for step in trace for a in step["actions"]]
     assert "hold" in kinds and "click" in kinds
+    # Space was kept down over the slices its keydown and keyup fell in (one slice, when a
+    # loaded machine's page sends both together), not pressed again: score 1, not 3
+    kept = [a for step in trace for a in step["actions"] if a.get("release") is False]
+    assert all(a["keys"] == ["space"] for a in kept)
     assert meta["final_probes"]["score"] == 1 and meta["final_probes"]["marks"] == 1
     # about real time: 0.1 s of game time per slice, game time close to the wall time played
     assert meta["t_game"] == pytest.approx(0.1 * meta["steps"])

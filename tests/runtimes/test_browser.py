@@ -120,6 +120,23 @@ def test_input_moves_the_game(options) -> None:
         assert probes["clicks"] == 2
 
 
+def test_a_key_kept_down_over_slices_is_pressed_once(options) -> None:
+    """Right held over three live slices: one keydown on the page (which logs every keydown)
+    and the key down all the while (it moves the square); the next slice lets it go."""
+    with make_runtime(page_game(), options()) as rt:
+        start = rt.start()
+        for _ in range(3):
+            rt.act([Hold(keys=("right",), seconds=0.1, release=False)], 0.1)
+        held = rt.observe()
+        assert held.probes["keys"] == ["ArrowRight"]
+        assert held.probes["x"] - start.probes["x"] == pytest.approx(30, abs=3)
+        rt.act([Wait()], 0.2)  # nothing keeps Right down: released at the slice's start
+        assert rt.probes()["x"] == pytest.approx(held.probes["x"], abs=2)
+        for _ in range(2):  # released at each slice's end: a press per slice
+            rt.act([Hold(keys=("right",), seconds=0.1)], 0.1)
+        assert rt.probes()["keys"] == ["ArrowRight"] * 3
+
+
 def test_network_is_blocked_and_random_is_seeded(options) -> None:
     seen = []
     for seed in (7, 7, 8):

@@ -142,6 +142,34 @@ def test_input_reaches_the_window(options) -> None:
         assert state["clicks"] == 1
 
 
+def keys_down(display: VirtualDisplay, *names: str) -> list[str]:
+    """Which of ``names`` the X server has down now (its keymap, 32 bytes of bits)."""
+    with XClient(display.name) as x:
+        keymap = x._d.query_keymap()
+        codes = {name: x.keycode(name) for name in names}
+    return [n for n, code in codes.items() if keymap[code // 8] >> (code % 8) & 1]
+
+
+@pytest.mark.slow
+def test_a_key_kept_down_over_slices_is_pressed_once_and_let_go_at_close(
+    options, display: VirtualDisplay
+) -> None:
+    """Right held over three live slices is one KeyPress; a key still down when the game
+    closes is released, since the display outlives the game and serves the next one."""
+    opts = options()
+    with make_runtime(program(), opts) as rt:
+        rt.start()
+        x0 = seen(opts)["x"]
+        for _ in range(3):
+            rt.act([Hold(keys=("right",), seconds=0.1, release=False)], 0.1)
+        rt.act([Hold(keys=("left",), seconds=0.1, release=False)], 0.3)  # Right let go
+        state = seen(opts)
+        assert state["keys"] == ["right", "left"]
+        assert state["x"] > x0
+        assert keys_down(display, "right", "left") == ["left"]
+    assert keys_down(display, "right", "left") == []
+
+
 def test_a_game_that_replaces_its_window_is_followed_to_the_new_one(options) -> None:
     """An SDL 1.2 game makes a new X window when it changes video mode: the runtime takes the
     new window as the game's (frames of its size, input to it) instead of reporting a crash."""

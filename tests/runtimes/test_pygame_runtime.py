@@ -58,6 +58,29 @@ def test_clock_pause_and_input(acquired, run_options) -> None:
         assert len(rt.act([Wait()], 1 / 30)) == 1
 
 
+def test_a_key_kept_down_over_slices_is_pressed_once(acquired, run_options) -> None:
+    """A person holding Space over three live slices: holds that keep it down give the game one
+    KEYDOWN (the probe game scores one point per KEYDOWN); holds that release it at each slice's
+    end, as every key was released before, press it once per slice."""
+    game = probe_game()
+    with make_runtime(game, run_options(acquired(game))) as rt:
+        rt.start()
+        for _ in range(3):
+            rt.act([Hold(("space",), 0.1, release=False)], 0.1)
+        assert rt.probes()["score"] == 1
+        x0 = rt.probes()["x"]
+        for _ in range(2):  # Space is let go; Right stays down, read by key.get_pressed
+            rt.act([Hold(("right",), 0.1, release=False)], 0.1)
+        rt.act([Wait()], 0.1)  # nothing keeps Right: released at the slice's start
+        x1 = rt.probes()["x"]
+        assert x1 - x0 >= 4 * 5  # down for both slices (6 frames), not one frame per slice
+        rt.act([Wait()], 0.2)
+        assert rt.probes()["x"] == x1 and rt.probes()["score"] == 1
+        for _ in range(3):
+            rt.act([Hold(("space",), 0.1)], 0.1)
+        assert rt.probes()["score"] == 4
+
+
 def test_seeded_runs_are_identical(acquired, run_options) -> None:
     game = probe_game()
     outs = []

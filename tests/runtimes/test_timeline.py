@@ -1,5 +1,6 @@
 """The step timeline shared by the runtimes that own their clock: actions back to back, taps
-long enough to be seen, nothing left pressed after the slice, captures evenly spaced."""
+long enough to be seen, nothing left pressed after the slice but the keys of a hold that keeps
+them down (never pressed twice), captures evenly spaced."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from playsuite.actions.canonical import Click, Hold, Invalid, Key, Move, Scroll,
 from playsuite.runtimes.timeline import (
     TAP_SECONDS,
     InputEvent,
+    KeysDown,
     frame_times,
     play_timeline,
     schedule,
@@ -61,3 +63,58 @@ def test_captures_are_evenly_spaced_and_events_come_first() -> None:
     )
     assert log == ["to 0.00", "key_down", "to 0.10", "key_up", "to 0.10", "to 0.20"]
     assert frames == [5, 6]
+
+
+def test_a_key_left_down_is_not_pressed_again_and_is_released_when_no_longer_kept() -> None:
+    down = KeysDown()
+    keep = [Hold(keys=("space", "right"), seconds=0.1, release=False)]
+    assert kinds(schedule(keep, 0.1, down)) == [
+        (0.0, "key_down", "space"),
+        (0.0, "key_down", "right"),
+    ]
+    assert down.keys == ["space", "right"]
+    assert schedule(keep, 0.1, down) == [] and down.keys == ["space", "right"]  # no new press
+    # only right is kept: space goes up at the slice's start, before anything else
+    events = schedule(
+        [Key(keys=("a",)), Hold(keys=("right",), seconds=0.1, release=False)], 1.0, down
+    )
+    assert kinds(events) == [
+        (0.0, "key_up", "space"),
+        (0.0, "key_down", "a"),
+        (TAP_SECONDS, "key_up", "a"),
+    ]
+    assert down.keys == ["right"]
+    assert kinds(schedule([Wait()], 1.0, down)) == [(0.0, "key_up", "right")] and down.keys == []
+
+
+def test_a_kept_hold_does_not_delay_what_follows_and_a_new_press_lets_go_first() -> None:
+    down = KeysDown()
+    events = schedule(
+        [Hold(keys=("left",), seconds=0.5, release=False), Key(keys=("z",))], 1.0, down
+    )
+    assert kinds(events) == [
+        (0.0, "key_down", "left"),
+        (0.0, "key_down", "z"),
+        (TAP_SECONDS, "key_up", "z"),
+    ]
+    # a tap of a key that is down is a press of its own: released first, pressed, released
+    assert kinds(schedule([Key(keys=("left",))], 1.0, down)) == [
+        (0.0, "key_up", "left"),
+        (0.0, "key_down", "left"),
+        (TAP_SECONDS, "key_up", "left"),
+    ]
+    assert down.keys == []
+
+
+def test_without_kept_keys_the_state_changes_nothing() -> None:
+    """The models' path: a state carried over many slices gives each slice's own events."""
+    down = KeysDown()
+    slices = [
+        [Hold(keys=("right",), seconds=0.5), Key(keys=("shift", "a"))],
+        [Hold(keys=("space",), seconds=2.0), Click(x=3, y=4, count=2)],
+        [Move(dx=10, dy=-5, seconds=0.1), Scroll("down", 2, x=1, y=2), Wait(), Invalid("?")],
+        [Key(keys=("right",)), Key(keys=("right",))],
+    ]
+    for actions in slices:
+        assert schedule(actions, 1 / 3, down) == schedule(actions, 1 / 3)
+        assert down.keys == []

@@ -15,6 +15,7 @@ from playsuite.actions.canonical import (
     actions_from_json,
     actions_to_json,
     clamp_to_screen,
+    kept_down,
 )
 from playsuite.actions.keys import KeyNameError, normalize_button, normalize_key
 
@@ -34,6 +35,7 @@ __all__ = [
     "actions_from_json",
     "actions_to_json",
     "clamp_to_screen",
+    "kept_down",
     "normalize_button",
     "normalize_key",
 ]

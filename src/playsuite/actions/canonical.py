@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Literal
 
 from playsuite.actions.keys import KeyNameError, normalize_button, normalize_key
@@ -76,18 +77,32 @@ class Key:
 
 @dataclass(frozen=True)
 class Hold:
-    """Keys held down together for ``seconds`` of game time (capped at 2 s)."""
+    """Keys held down together for ``seconds`` of game time (capped at 2 s).
+
+    ``release=False`` leaves the keys down past the end of the step, until a later step's
+    actions let them go (playsuite.runtimes.timeline): a person in the live mode holds a key
+    over many short slices, and releasing it at every slice's end would press it again at the
+    next, so a game that counts presses would see one per slice. Such a hold has no end inside
+    its slice, so the actions after it do not wait for it; ``seconds`` is kept for the trace.
+    No parser produces it: a model's every key is released at the end of its step.
+    """
 
     keys: tuple[str, ...]
     seconds: float
+    release: bool = True
     kind: ClassVar[str] = "hold"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "keys", _keys(self.keys))
         object.__setattr__(self, "seconds", min(_seconds(self.seconds), MAX_HOLD_SECONDS))
+        if not isinstance(self.release, bool):
+            raise ActionError(f"'release' must be true or false, got {self.release!r}")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "keys": list(self.keys), "seconds": self.seconds}
+        out: dict[str, Any] = {"kind": self.kind, "keys": list(self.keys), "seconds": self.seconds}
+        if not self.release:  # written only when set: every model's trace stays as it was
+            out["release"] = False
+        return out
 
 
 @dataclass(frozen=True)
@@ -230,7 +245,7 @@ Action = Key | Hold | Click | Move | Scroll | Wait | Invalid
 _FIELDS: dict[str, tuple[type, frozenset[str], frozenset[str]]] = {
     # kind -> (class, required fields, optional fields)
     "key": (Key, frozenset({"keys"}), frozenset()),
-    "hold": (Hold, frozenset({"keys", "seconds"}), frozenset()),
+    "hold": (Hold, frozenset({"keys", "seconds"}), frozenset({"release"})),
     "click": (Click, frozenset({"x", "y"}), frozenset({"button", "count"})),
     "move": (Move, frozenset(), frozenset({"x", "y", "dx", "dy", "seconds"})),
     "scroll": (Scroll, frozenset({"direction"}), frozenset({"notches", "x", "y"})),
@@ -270,6 +285,18 @@ def actions_from_json(text: str) -> list[Action]:
 def actions_to_json(actions: list[Action]) -> list[dict[str, Any]]:
     """JSON-ready list, the form stored in ``trace.jsonl``."""
     return [action.to_dict() for action in actions]
+
+
+def kept_down(actions: Sequence[Action], keys: Collection[str]) -> list[Action]:
+    """``actions`` with every hold whose keys are all in ``keys`` left down past the step
+    (``release=False``). The grammar has no word for a key left down, so a person's keys still
+    down at the end of a live slice travel beside the answer's text and are put back on the
+    parsed holds with this (playsuite.agents.agent)."""
+    names = set(keys)
+    return [
+        replace(a, release=False) if isinstance(a, Hold) and set(a.keys) <= names else a
+        for a in actions
+    ]
 
 
 def clamp_to_screen(action: Action, width: int, height: int) -> Action:

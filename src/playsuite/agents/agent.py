@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from playsuite.actions import Action, Invalid
+from playsuite.actions import Action, Invalid, kept_down
 from playsuite.actions.parsers import parse_response
 from playsuite.actions.parsers.common import writable_text
 from playsuite.actions.parsers.tools import tool_specs
@@ -194,6 +194,8 @@ class Agent:
             image=reply.image_size,
             options=None if self.tools else self.preset.parser_options,
         )
+        if reply.keep_down:
+            actions = kept_down(actions, reply.keep_down)
         invalid = any(isinstance(a, Invalid) for a in actions)
         response = writable_text(reply.text)
         self.history.add(

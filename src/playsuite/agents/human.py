@@ -7,6 +7,8 @@ action grammar read by the same parser. :class:`HumanPolicy` is therefore an ord
 would see, the rendered prompt) to an :class:`ActionSource` (the play page of playsuite.human),
 waits for the person's canonical actions, and answers them as standard-grammar text, which the
 :class:`~playsuite.agents.agent.Agent` parses with the standard parser like any model's answer.
+Keys the person still holds at the end of a live slice (holds with ``release=False``, which the
+grammar cannot say) are named beside the text (``PolicyReply.keep_down``).
 
 The person can end the episode (:class:`~playsuite.agents.policy.StopEpisode`); what they did
 beyond the actions (the raw key and mouse events of the live mode, with their stamps) goes into
@@ -20,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from playsuite.actions import Action, Wait
+from playsuite.actions import Action, Hold, Wait
 from playsuite.actions.grammar import format_standard
 from playsuite.agents.policy import PolicyReply, StepRequest
 from playsuite.registry import Preset
@@ -61,11 +63,13 @@ class HumanPolicy:
         started = time.perf_counter()
         answer = self.source.answer(request)
         actions = list(answer.actions) or [Wait()]
+        left_down = (a.keys for a in actions if isinstance(a, Hold) and not a.release)
         return PolicyReply(
             text=format_standard(actions),
             latency_s=time.perf_counter() - started,
             image_size=request.screen,
             info=dict(answer.info),
+            keep_down=frozenset(k for keys in left_down for k in keys),
         )
 
 

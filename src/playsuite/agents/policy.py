@@ -77,12 +77,16 @@ class PolicyReply:
 
     ``image_size`` (width, height) is what coordinates in ``text`` refer to; parsers scale from it
     to the game screen. ``info`` holds optional extras for the trace (token counts...).
+    ``keep_down`` names keys the player still holds when the step ends (a person in the live
+    mode): the grammar has no word for a key left down, so they travel beside the text, and the
+    agent leaves the parsed holds of these keys down (``Hold.release``). Models leave it empty.
     """
 
     text: str
     latency_s: float
     image_size: tuple[int, int]
     info: dict[str, Any] = field(default_factory=dict)
+    keep_down: frozenset[str] = frozenset()
 
 
 @runtime_checkable

@@ -5,13 +5,20 @@ clock (playsuite.human.play), and everything the person did during one slice is 
 start of the next, as canonical actions, so the runtimes, the sandbox and the trace are the
 models' own. :class:`LiveInput` keeps which keys and buttons are down and, for each slice:
 
-* a key pressed during the slice, or held from before and not released in it, is held for the
-  whole slice (one :class:`~playsuite.actions.Hold` of every such key): the runtimes release
-  every key at the end of a slice (playsuite.runtimes.timeline), so a key held for a second is
-  pressed again at each slice boundary, and a game that counts presses sees one per slice;
+* a key still down at the end of the slice (pressed in it, or held from before and not
+  released) is held past it: one :class:`~playsuite.actions.Hold` with ``release=False``, so the
+  runtime keeps it down into the next slice instead of releasing it at the slice's end and
+  pressing it again at the next (playsuite.runtimes.timeline); a key held for a second is one
+  press, as a game that counts presses must see it;
+* a key pressed and released within the slice is held for the whole slice (one ordinary hold of
+  every such key), long enough for a game that polls the keyboard once a frame;
+* a key held from before and released in the slice is let go at the slice's start: no hold
+  keeps it, so the runtime releases it;
 * a mouse button press becomes a click where it happened (``count`` presses in one slice);
 * a wheel turn becomes a scroll at the pointer, and pointer motion a move to where the pointer
   ended, when nothing else in the slice moved it there already.
+
+Presses of one key within one slice count once (a tenth of a second at the default rate).
 
 Each event is kept, stamped with the wall-clock time the person made it and the game time at
 which it reached the game, for the trace (``info.events``).
@@ -100,9 +107,9 @@ class LiveInput:
 
     def take(self, seconds: float) -> tuple[list[Action], list[InputEvent]]:
         """The actions of the next slice of ``seconds`` (from the events since the last call)
-        and those events; the held keys carry over."""
+        and those events. Keys still down at its end are held past it (``release=False``);
+        the runtime lets go of them in the first slice whose actions no longer hold them."""
         events, self.pending = self.pending, []
-        carried = list(self.held)  # down since an earlier slice
         pressed: list[str] = []
         clicks: list[Action] = []
         scrolls: list[Action] = []
@@ -116,8 +123,6 @@ class LiveInput:
             elif event.kind == "keyup":
                 if event.key in self.held:
                     self.held.remove(event.key)
-                if event.key in carried:  # released now: not pressed once more
-                    carried.remove(event.key)
             elif event.kind == "mousedown":
                 assert event.x is not None and event.y is not None
                 clicks.append(Click(event.x, event.y, button=event.button))
@@ -131,13 +136,16 @@ class LiveInput:
                 assert event.x is not None and event.y is not None
                 if (event.x, event.y) != self.pointer:
                     moved_to = self.pointer = (event.x, event.y)
+        hold = min(seconds, MAX_HOLD_SECONDS)
         actions: list[Action] = []
+        if self.held:  # first: a hold left down does not delay the actions after it
+            actions.append(Hold(tuple(self.held), hold, release=False))
         if moved_to is not None and not clicks and not scrolls:
             actions.append(Move(x=moved_to[0], y=moved_to[1]))
         actions += _folded(clicks) + scrolls
-        pressed = carried + [k for k in pressed if k not in carried]
-        if pressed:
-            actions.append(Hold(tuple(pressed), min(seconds, MAX_HOLD_SECONDS)))
+        tapped = [k for k in pressed if k not in self.held]  # pressed and released in the slice
+        if tapped:
+            actions.append(Hold(tuple(tapped), hold))
         return actions, events
 
 

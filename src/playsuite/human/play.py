@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from playsuite.actions import Action, Invalid, Wait, action_from_dict, clamp_to_screen
+from playsuite.actions import Action, Hold, Invalid, Wait, action_from_dict, clamp_to_screen
 from playsuite.agents.human import HumanAnswer, HumanPolicy, human_preset
 from playsuite.agents.policy import StepRequest, StopEpisode
 from playsuite.config import Condition
@@ -239,6 +239,9 @@ def _action(obj: Any, screen: tuple[int, int]) -> Action:
         raise PlayError(str(exc)) from None
     if isinstance(action, Invalid):
         raise PlayError("a person's action cannot be 'invalid'")
+    if isinstance(action, Hold) and not action.release:
+        # A model's keys are all released at the end of its step; a paced step is a model's.
+        raise PlayError("a paced answer cannot leave keys down past its step")
     width, height = screen
     return clamp_to_screen(action, width, height) if width and height else action
 

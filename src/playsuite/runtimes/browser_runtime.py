@@ -43,7 +43,13 @@ from playsuite.runtimes.base import (
 )
 from playsuite.runtimes.browser_worker import CHROMIUM, CHROMIUM_ARGS, WorkerBrowser
 from playsuite.runtimes.screen_settle import Settle
-from playsuite.runtimes.timeline import InputEvent, frame_times, play_timeline, schedule
+from playsuite.runtimes.timeline import (
+    InputEvent,
+    KeysDown,
+    frame_times,
+    play_timeline,
+    schedule,
+)
 
 log = logging.getLogger(__name__)
 
@@ -150,6 +156,7 @@ class BrowserRuntime(Runtime):
         self._ms = 0  # game time since readiness, in the page clock's milliseconds
         self._pointer = (self._size[0] // 2, self._size[1] // 2)
         self._pressed_buttons: set[str] = set()
+        self._keys_down = KeysDown()  # keys a live-mode hold left down between slices
         self._crashed = False
         self._hung = False
         self._loop_workers: list[str] = []
@@ -203,7 +210,7 @@ class BrowserRuntime(Runtime):
 
     def act(self, actions: list[Action], seconds: float) -> list[np.ndarray]:
         self._check_alive()
-        events = schedule(actions, seconds)
+        events = schedule(actions, seconds, self._keys_down)
         captures = frame_times(seconds, frames_per_slice(seconds, self.video_fps))
         base_ms = self._ms
         watchdog = threading.Timer(self.options.slice_timeout_s, self._on_hang)

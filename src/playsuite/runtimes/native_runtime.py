@@ -57,7 +57,13 @@ from playsuite.runtimes.base import (
 )
 from playsuite.runtimes.native_display import follow_window, release_server_grab
 from playsuite.runtimes.screen_settle import Settle
-from playsuite.runtimes.timeline import InputEvent, frame_times, play_timeline, schedule
+from playsuite.runtimes.timeline import (
+    InputEvent,
+    KeysDown,
+    frame_times,
+    play_timeline,
+    schedule,
+)
 from playsuite.runtimes.xdisplay import DisplayError, VirtualDisplay, Window, XClient
 from playsuite.sandbox import (
     GAME_DIR,
@@ -103,6 +109,7 @@ class NativeRuntime(Runtime):
         self._running: list[int] = []  # the game's processes, as of the last resume
         self._t_game = 0.0
         self._pointer = (0, 0)
+        self._keys_down = KeysDown()  # keys a live-mode hold left down between slices
         self.launch_s: float | None = None
         self.launch_phases: dict[str, float] = {}  # seconds from start(): window, first frame
         self._t_launch = 0.0
@@ -153,7 +160,8 @@ class NativeRuntime(Runtime):
         window = self._follow_window()
         self._x.focus(window)
         lead = min(INPUT_LEAD_S, seconds / 2)
-        events = [replace(e, t=min(e.t + lead, seconds)) for e in schedule(actions, seconds)]
+        planned = schedule(actions, seconds, self._keys_down)
+        events = [replace(e, t=min(e.t + lead, seconds)) for e in planned]
         captures = frame_times(seconds, frames_per_slice(seconds, self.video_fps))
         clock = {"start": 0.0}
         rate = self.clock_rate
@@ -230,6 +238,7 @@ class NativeRuntime(Runtime):
             if proc.leftovers:
                 log.warning("%s: killed escaped processes %s", self.game.id, proc.leftovers)
         if self._x is not None:
+            self._release_keys(self._x)
             self._x.close()
             self._x = None
         if self._own_display is not None:
@@ -437,6 +446,17 @@ class NativeRuntime(Runtime):
             procs.signal_all(self._running, signal.SIGCONT)
 
     # -- input and frames ---------------------------------------------------------------------
+
+    def _release_keys(self, x: XClient) -> None:
+        """Let go of the keys a live-mode hold left down: the X server outlives the game (a
+        worker's display is shared by the games it plays), and the next game must not start
+        with a key held."""
+        keys, self._keys_down = self._keys_down.keys, KeysDown()
+        for key in reversed(keys):
+            try:
+                x.key(key, False)
+            except Exception as exc:  # a display already gone holds no key: closing goes on
+                log.debug("releasing %s at close: %s", key, exc)
 
     def _apply(self, event: InputEvent) -> None:
         x = self._x

@@ -45,7 +45,7 @@ from playsuite.runtimes.base import (
 )
 from playsuite.runtimes.host_protocol import Expected, check_header, check_length, parse_header
 from playsuite.runtimes.pygame_entry import resolve_entry
-from playsuite.runtimes.timeline import schedule
+from playsuite.runtimes.timeline import KeysDown, schedule
 from playsuite.sandbox import GAME_DIR, Bind, SandboxedProcess, SandboxUnavailable, game_policy
 
 HOST_INSIDE = "/opt/playsuite/pygame_host.py"
@@ -74,6 +74,7 @@ class PygameRuntime(Runtime):
         self._log: IO[bytes] | None = None
         self.launch_s: float | None = None
         self.leftovers: list[int] = []
+        self._keys_down = KeysDown()  # keys a live-mode hold left down between slices
 
     # ------------------------------------------------------------------ interface
 
@@ -168,7 +169,7 @@ class PygameRuntime(Runtime):
         if seconds <= 0:
             raise ValueError("a slice must be a positive number of seconds")
         w, h = self._size
-        events = schedule([clamp_to_screen(a, w, h) for a in actions], seconds)
+        events = schedule([clamp_to_screen(a, w, h) for a in actions], seconds, self._keys_down)
         count = frames_per_slice(seconds, self.video_fps)
         timeout = self.options.slice_timeout_s
         self._send(

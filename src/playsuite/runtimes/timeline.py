@@ -6,13 +6,19 @@ Actions of a step run one after another, so ``[key a, key b]`` types a then b, a
 its keys down for its seconds of game time. A tap keeps the key down for a few frames because
 games that poll keyboard state once per frame miss a press and release delivered together.
 Whatever would fall after the end of the slice happens at its end, so no key or button is left
-pressed while the game is paused.
+pressed while the game is paused, except the keys of a hold with ``release=False``.
+
+Such a hold (a person holding a key in the live mode, never a model) leaves its keys down for
+the next slice; the runtime keeps them in a :class:`KeysDown` and passes it to every
+:func:`schedule`, which therefore never presses a key that is already down (a game counting
+presses would count the same press again) and lets go of a key left down as soon as a slice
+no longer keeps it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 from playsuite.actions.canonical import Action, Click, Hold, Key, Move, Scroll
@@ -51,16 +57,44 @@ def _split(total: int, parts: int) -> list[int]:
     return out
 
 
-def schedule(actions: Sequence[Action], seconds: float) -> list[InputEvent]:
-    """Events for ``actions`` played back to back from t=0, clipped to the slice end."""
-    events: list[InputEvent] = []
+@dataclass
+class KeysDown:
+    """Keys a slice left down for the next one (holds with ``release=False``), in the order
+    they went down. One per runtime instance: it mirrors the game's keyboard between slices."""
+
+    keys: list[str] = field(default_factory=list)
+
+
+def schedule(
+    actions: Sequence[Action], seconds: float, down: KeysDown | None = None
+) -> list[InputEvent]:
+    """Events for ``actions`` played back to back from t=0, clipped to the slice end.
+
+    ``down`` holds the keys the last slice left down and is updated to those this one leaves
+    down. A key left down stays down (no second press) only while a hold with ``release=False``
+    of this slice keeps it; any other is released at t=0. A key or hold that releases its keys
+    is a whole press: a key of it that is down already is let go first, then pressed again.
+    Without holds that keep keys down the events are those of independent slices.
+    """
+    state = down if down is not None else KeysDown()
+    kept = {k for a in actions if isinstance(a, Hold) and not a.release for k in a.keys}
+    held = [k for k in state.keys if k in kept]  # down at the current point of the walk
+    events = [InputEvent(0.0, "key_up", key=k) for k in state.keys if k not in kept]
     t = 0.0
     for action in actions:
-        if isinstance(action, Key | Hold):
-            down = TAP_SECONDS if isinstance(action, Key) else action.seconds
+        if isinstance(action, Hold) and not action.release:
+            # No end inside this slice: the next action does not wait for it.
+            events += [InputEvent(t, "key_down", key=k) for k in action.keys if k not in held]
+            held += [k for k in action.keys if k not in held]
+        elif isinstance(action, Key | Hold):
+            for k in action.keys:
+                if k in held:  # a new press of a key that is down: let it go first
+                    events.append(InputEvent(t, "key_up", key=k))
+                    held.remove(k)
+            length = TAP_SECONDS if isinstance(action, Key) else action.seconds
             events += [InputEvent(t, "key_down", key=k) for k in action.keys]
-            events += [InputEvent(t + down, "key_up", key=k) for k in reversed(action.keys)]
-            t += down
+            events += [InputEvent(t + length, "key_up", key=k) for k in reversed(action.keys)]
+            t += length
         elif isinstance(action, Click):
             events.append(InputEvent(t, "move", x=action.x, y=action.y))
             for _ in range(action.count):
@@ -86,6 +120,7 @@ def schedule(actions: Sequence[Action], seconds: float) -> list[InputEvent]:
             sign = 1 if action.direction == "down" else -1
             events.append(InputEvent(t, "wheel", y=sign * action.notches))
         # Wait and Invalid: no events; the slice still runs.
+    state.keys = held
     end = max(0.0, seconds)
     clipped = [InputEvent(min(e.t, end), e.kind, e.key, e.button, e.x, e.y) for e in events]
     return sorted(clipped, key=lambda e: e.t)  # stable: same-time events keep their order
