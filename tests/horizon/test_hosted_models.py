@@ -32,6 +32,8 @@ def test_a_hosted_preset_is_shown_images_and_needs_its_key(monkeypatch) -> None:
     with pytest.raises(ConfigError, match="'random' is not a model"):
         registry_entry("random")
     monkeypatch.delenv(entry.endpoint.api_key_env, raising=False)
-    with pytest.raises(ConfigError, match=entry.endpoint.api_key_env):
-        with served_client(entry, ServeOptions()):
-            pass
+    with (
+        pytest.raises(ConfigError, match=entry.endpoint.api_key_env),
+        served_client(entry, ServeOptions()),
+    ):
+        pass
