@@ -111,7 +111,7 @@ def test_two_workers_share_one_server_and_every_answer_is_recorded(played: dict)
 
 @pytest.fixture(scope="module")
 def judge_server(registry, tiny_model, engine_vllm: str) -> Iterator[VLLMServer]:
-    sock_dir = Path(tempfile.mkdtemp(prefix="psj-", dir="/tmp"))
+    sock_dir = Path(tempfile.mkdtemp(prefix="pse-judge-", dir="/tmp"))
     preset = registry.judge(JUDGE)
     server = VLLMServer.for_preset(
         preset,

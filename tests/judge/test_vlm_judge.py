@@ -195,12 +195,14 @@ def test_shard_starts_the_server_from_server_argv(playing_episode, tmp_path) -> 
         server_log=str(log),
     )
     out = tmp_path / "out/toy.json"
+    sockets = "psj-*/judge.sock"  # other judge jobs (or tests) may have theirs meanwhile
+    before = set(Path(tempfile.gettempdir()).glob(sockets))
     assert judge_shard(JUDGE, [(runs / "toy", out)], options) == {"ok": 1}
     assert json.loads(out.read_text())["judge"] == JUDGE
     # The stand-in refuses requests for another model name, so an `ok` judgement means it served
     # under the judge's name; it logged where the shard said, and its socket is gone.
     assert log.stat().st_size > 0
-    assert not list(Path(tempfile.gettempdir()).glob("psj-*/judge.sock"))
+    assert not set(Path(tempfile.gettempdir()).glob(sockets)) - before
 
 
 def test_prefetch_must_not_be_negative() -> None:
