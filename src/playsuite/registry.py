@@ -136,6 +136,16 @@ class JudgePreset:
         return self.kind == "vllm"
 
     @property
+    def hosted(self) -> bool:
+        """Judges and classifiers are never hosted presets (no kind ``openai``); as Preset's."""
+        return False
+
+    @property
+    def uses_model(self) -> bool:
+        """A model answers (kind ``vllm``); False for the CPU judges (kind ``local``)."""
+        return self.needs_server
+
+    @property
     def gpus(self) -> int:
         return int(self.serve.get("gpus", 1)) if self.needs_server else 0
 

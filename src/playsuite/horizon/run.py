@@ -46,7 +46,7 @@ def registry_entry(name: str, registry: Registry | None = None) -> Any:
     entry = registry.presets.get(name) or registry.judges.get(name)
     if entry is None:
         raise ConfigError(f"{name!r} is neither a preset nor a judge of the model registry")
-    if not (entry.needs_server or getattr(entry, "hosted", False)):
+    if not entry.uses_model:
         raise ConfigError(f"{name!r} is not a model (kind {entry.kind!r})")
     return entry
 
@@ -76,7 +76,7 @@ class ServeOptions:
 def served_client(entry: Any, options: ServeOptions) -> Iterator[InferenceClient]:
     """A client for ``entry``'s model: its endpoint when hosted, else its server, started (and
     stopped) here unless running."""
-    if getattr(entry, "hosted", False):
+    if entry.hosted:
         with InferenceClient.for_endpoint(entry) as client:
             yield client
         return

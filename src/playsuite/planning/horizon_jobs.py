@@ -68,7 +68,7 @@ def horizon_plan(config: Mapping[str, Any], registry: Any) -> HorizonPlan | None
     entries = {}
     for name in names:
         entry = registry.presets.get(name) or registry.judges.get(name)
-        if entry is None or not (entry.needs_server or getattr(entry, "hosted", False)):
+        if entry is None or not entry.uses_model:
             raise ConfigError(
                 f"horizon: {name!r} is not a model (served or hosted) preset or judge of the "
                 "registry"
