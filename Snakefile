@@ -6,7 +6,7 @@ import os
 
 from snakemake.utils import min_version, validate
 
-from playsuite.config import validate as check_config
+from playsuite.config import drop_removed_corpora, validate as check_config
 
 min_version("9.0")
 
@@ -23,6 +23,8 @@ os.environ.update(PLAYSUITE_SOURCE=workflow.basedir)
 # Snakemake's, which fills the schema's defaults into the config.
 check_config(config, "config", source="the workflow configuration")
 validate(config, "config/schemas/config.schema.json")
+# A corpus set to null in a --configfile is removed (merging can only add or change keys).
+drop_removed_corpora(config)
 
 
 include: "rules/common.smk"

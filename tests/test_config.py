@@ -1,6 +1,13 @@
 import pytest
 
-from playsuite.config import Condition, ConfigError, config_dir, load_yaml, validate
+from playsuite.config import (
+    Condition,
+    ConfigError,
+    config_dir,
+    drop_removed_corpora,
+    load_yaml,
+    validate,
+)
 from playsuite.registry import load_registry, parse_registry
 
 PAPER_PARSERS = {"standard", "qwen3", "computer_use", "uitars", "opencua", "osatlas", "showui"}
@@ -171,6 +178,22 @@ def test_a_misspelt_corpus_key_is_refused() -> None:
     config["corpora"]["local"]["tabel"] = "x.yaml"
     with pytest.raises(ConfigError, match=r"corpora/local: .*'tabel' -> 'table'"):
         validate(config, "config")
+
+
+def test_a_corpus_set_to_null_is_removed() -> None:
+    """A --configfile is merged into config.yaml and cannot delete a key: null is how it says
+    "not this shipped corpus" (play corpora, catalog corpora, a catalog corpus's launch gate)."""
+    config = load_yaml(config_dir() / "config.yaml")
+    config["corpora"] |= {"local": None, "mine": {"table": "my_games.tsv"}}
+    config["catalog"]["corpora"] |= {"debian": None, "pypi": None}
+    config["catalog"]["corpora"]["sample"]["launch_results"] = None
+    validate(config, "config")
+    drop_removed_corpora(config)
+    assert list(config["corpora"]) == ["mine"] and list(config["catalog"]["corpora"]) == ["sample"]
+    assert config["catalog"]["corpora"]["sample"]["launch_results"] is None
+    config["corpora"]["mine"] = None
+    with pytest.raises(ConfigError, match="every corpus is set to null"):
+        drop_removed_corpora(config)
 
 
 def test_genre_classifier_endpoints() -> None:

@@ -108,6 +108,24 @@ def validate(data: Any, schema_name: str, source: str = "config") -> Any:
     return data
 
 
+def drop_removed_corpora(config: dict[str, Any]) -> dict[str, Any]:
+    """Remove the corpora (``corpora.X``, ``catalog.corpora.X``) a config file set to ``null``.
+
+    Snakemake merges a ``--configfile`` into the Snakefile's own configuration: a key can be
+    added or changed that way but never removed, so ``null`` is how a user's file says "not this
+    shipped corpus". Edits ``config`` in place (Snakemake's object) and returns it; at least one
+    play corpus must remain.
+    """
+    for section in (config, config.get("catalog") or {}):
+        corpora = section.get("corpora")
+        if isinstance(corpora, dict):
+            for name in [name for name, spec in corpora.items() if spec is None]:
+                del corpora[name]
+    if isinstance(config.get("corpora"), dict) and not config["corpora"]:
+        raise ConfigError("corpora: every corpus is set to null; the workflow needs one to play")
+    return config
+
+
 def load_validated(path: str | os.PathLike[str], schema_name: str) -> Any:
     return validate(load_yaml(path), schema_name, source=str(path))
 

@@ -147,6 +147,27 @@ def test_missing_corpus_table_names_what_builds_it(repo: Path, tmp_path: Path) -
 
 
 @pytest.mark.slow
+def test_a_merged_config_file_removes_shipped_corpora_with_null(repo: Path, tmp_path: Path) -> None:
+    """Snakemake merges --configfile into config.yaml; null entries take corpora out of the plan."""
+    config = tmp_path / "mine.yaml"
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "corpora": {"local": None, "mine": {"table": "config/corpora/local.yaml"}},
+                "catalog": {"corpora": {"debian": None, "pypi": None}},
+                "engine": {"checks": {"corpus": "mine"}},
+            }
+        )
+    )
+    out = run(repo, "-n", "--configfile", str(config))
+    assert out.returncode == 0, out.stdout + out.stderr
+    plan = out.stdout
+    assert "results/runs/mine/" in plan and "results/runs/local/" not in plan
+    assert "results/catalog/sample/" in plan
+    assert "results/catalog/debian/" not in plan and "results/catalog/pypi/" not in plan
+
+
+@pytest.mark.slow
 def test_analysis_of_a_given_scores_table_plans_no_play(repo: Path, tmp_path: Path) -> None:
     """analysis.scores: the default target is the analysis of that table (here a CSV) alone."""
     from playsuite.analysis.scores import read_scores
