@@ -62,6 +62,11 @@ rule validate_launch_block:
         paths.benchmark("validate", "blocks", "{corpus}", "{block}")
     conda:
         "../envs/playsuite.yaml"
+    # As many games at a time as a play shard runs (each its own display, sandbox, browser).
+    threads: PLAY["workers"]
+    resources:
+        cpus_per_task=PLAY["workers"],
+        mem_mb=3000 * PLAY["workers"],
     params:
         game_logs=paths.log_dir("validate"),
     script:

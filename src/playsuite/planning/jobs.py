@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import json
 import logging
+import multiprocessing
 import shutil
 import sys
 import tempfile
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
@@ -114,34 +116,61 @@ def validate_launch_job(catalog: str, game_id: str, acquired: str, output: str, 
 
 
 def validate_launch_block_job(
-    catalog: str, acquired: Sequence[str], output: str, log: str, game_logs: str
+    catalog: str,
+    acquired: Sequence[str],
+    output: str,
+    log: str,
+    game_logs: str,
+    workers: int = 1,
 ) -> None:
     """Rule validate_launch_block: launch validation of one acquisition block's games in one
     job, each game's verdict in its own ``launch.json`` (as rule validate_launch writes it) and
     each game's log in ``game_logs/{game}.log`` (where rule validate_launch puts it). A game
     validated before (its ``launch.json`` exists, e.g. by a killed block job) is not run again;
     a game whose runtime this build lacks is listed as such. ``output`` lists every game's
-    verdict (playsuite.records.launch)."""
+    verdict (playsuite.records.launch).
+
+    ``workers`` games are validated at a time, each in its own spawned process (a game starts
+    its own display, sandbox and browser, as a play shard's workers do): a block of 64 games is
+    the job's whole wall time, so one game after another would leave the job's cores idle."""
     from playsuite.records.launch import write_block
     from playsuite.runtimes.factory import RUNTIMES
 
     corpus = load_corpus(catalog)
-    verdicts = []
+    verdicts: dict[str, dict] = {}
+    pending: dict[str, tuple[str, str, str, str, str]] = {}
+    order = []
+    for path in acquired:
+        game_id = Path(path).parent.name
+        order.append(game_id)
+        game = find_game(corpus, game_id)
+        launch = Path(path).parent / "launch.json"  # beside acquired.json, as paths.LAUNCH
+        if game.runtime not in RUNTIMES:
+            verdicts[game_id] = {"game": game_id, "ok": False, "error": "no runtime"}
+        elif launch.is_file():
+            verdicts[game_id] = json.loads(launch.read_text())
+        else:
+            game_log = str(Path(game_logs) / f"{game_id}.log")
+            pending[game_id] = (catalog, game_id, path, str(launch), game_log)
     with open(log, "w") as out:
-        for path in acquired:
-            game_id = Path(path).parent.name
-            game = find_game(corpus, game_id)
-            launch = Path(path).parent / "launch.json"  # beside acquired.json, as paths.LAUNCH
-            if game.runtime not in RUNTIMES:
-                verdicts.append({"game": game_id, "ok": False, "error": "no runtime"})
-            elif launch.is_file():
-                verdicts.append(json.loads(launch.read_text()))
-            else:
-                game_log = str(Path(game_logs) / f"{game_id}.log")
-                verdicts.append(validate_launch_job(catalog, game_id, path, str(launch), game_log))
-            verdict = "ok" if verdicts[-1].get("ok") else "failed"
-            print(f"{game_id}: {verdict}", file=out, flush=True)
-    write_block(output, verdicts)
+
+        def done(game_id: str, verdict: dict) -> None:
+            verdicts[game_id] = verdict
+            print(f"{game_id}: {'ok' if verdict.get('ok') else 'failed'}", file=out, flush=True)
+
+        for game_id in order:
+            if game_id in verdicts:
+                done(game_id, verdicts[game_id])
+        if workers <= 1 or len(pending) <= 1:
+            for game_id, args in pending.items():
+                done(game_id, validate_launch_job(*args))
+        else:
+            spawn = multiprocessing.get_context("spawn")  # no forked copy of this job's threads
+            with ProcessPoolExecutor(min(workers, len(pending)), mp_context=spawn) as pool:
+                running = {pool.submit(validate_launch_job, *a): g for g, a in pending.items()}
+                for future in as_completed(running):
+                    done(running[future], future.result())
+    write_block(output, [verdicts[game_id] for game_id in order])
 
 
 def conformance_job(catalog: str, game_id: str, acquired: str, output: str, log: str) -> dict:
