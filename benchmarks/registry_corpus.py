@@ -11,7 +11,9 @@ Results are kept per game under --work, so a second run resumes (--fresh checks 
 the launch check plus the video check) and keeps those results apart; --launch-passed limits it
 to the rows whose launch check passed in an earlier survey under the same --work; --new to the
 rows no earlier survey (launch or conformance) checked. --write-passed PATH writes the rows that
-passed, with the entry the check found, as a corpus table (config/corpora/debian-registry.tsv).
+passed, with the entry the check found, as a corpus table (config/corpora/registry.tsv); an
+existing table there is updated, not replaced: rows this survey did not check stay, and a
+passed row keeps the probes and tasks declared on it by hand.
 """
 
 from __future__ import annotations
@@ -20,12 +22,13 @@ import argparse
 import random
 import sys
 import time
+from pathlib import Path
 
 from playsuite.catalog.launch_survey import (
     checked,
+    merge_passed,
     passed,
     passed_launch,
-    passed_rows,
     summary,
     survey,
 )
@@ -86,9 +89,10 @@ def main() -> None:
     )
     print(summary(results))
     if args.write_passed:
-        kept = passed_rows(rows, results)
+        earlier = load_corpus(args.write_passed) if Path(args.write_passed).is_file() else []
+        kept = merge_passed(earlier, rows, results)
         write_corpus_tsv(kept, args.write_passed)
-        print(f"\n{len(kept)} passed rows written to {args.write_passed}")
+        print(f"\n{len(kept)} rows written to {args.write_passed} ({len(earlier)} before)")
     sys.stdout.flush()
 
 

@@ -63,3 +63,34 @@ def test_a_harness_bug_on_one_row_is_its_result_and_the_survey_goes_on(
     assert bug["status"] == "harness_error" and "ValueError: frame size changed" in bug["error"]
     assert passed(after)
     assert "Traceback" in (tmp_path / "logs/probe-bug.conformance.log").read_text()
+
+
+def test_writing_passed_rows_over_a_table_keeps_other_rows_and_hand_declared_tasks(
+    tmp_path: Path,
+) -> None:
+    """--write-passed over config/corpora/registry.tsv: a second survey (another registry, a
+    recheck) must not drop the rows it did not check, nor the probes and tasks a person declared."""
+    from playsuite.catalog.launch_survey import merge_passed
+    from playsuite.corpus import load_corpus, write_corpus_tsv
+
+    task = {"name": "score_5", "instruction": "Score 5 points.", "probe": "score", "target": 5}
+    declared = GameEntry.from_dict(
+        row("probe-good", "old.py").to_dict() | {"probes": {"score": "score"}, "tasks": [task]}
+    )
+    table = tmp_path / "registry.tsv"
+    write_corpus_tsv([row("other-survey", "main.py"), declared, row("probe-gone", "x.py")], table)
+    earlier = load_corpus(table)
+    # this survey rechecked probe-good (passed; its check found main.py) and probe-gone (failed),
+    # and found a new game
+    rows = [row("probe-good", "old.py"), row("probe-gone", "x.py"), row("probe-new", "main.py")]
+    results = [
+        {"game": "probe-good", "status": "ok", "ok": True, "entry": "main.py"},
+        {"game": "probe-gone", "status": "launch_failed", "ok": False},
+        {"game": "probe-new", "status": "ok", "ok": True},
+    ]
+    write_corpus_tsv(merge_passed(earlier, rows, results), table)
+    merged = {r.id: r for r in load_corpus(table)}
+    assert list(merged) == ["other-survey", "probe-good", "probe-new"]
+    good = merged["probe-good"]
+    assert good.entry == "main.py" and good.probes == {"score": "score"}
+    assert [t["name"] for t in good.tasks] == ["score_5"]

@@ -97,6 +97,34 @@ def passed_rows(rows: Sequence[GameEntry], results: Iterable[dict[str, Any]]) ->
     ]
 
 
+#: Fields a person declares on a row after the survey (read from the game's own state and checked
+#: by hand, docs/catalog.md "Tasks on registry rows"); a regenerated row never has them.
+HAND_FIELDS = ("probes", "tasks")
+
+
+def merge_passed(
+    earlier: Sequence[GameEntry], rows: Sequence[GameEntry], results: Iterable[dict[str, Any]]
+) -> list[GameEntry]:
+    """The table ``earlier`` updated with this survey: each row it checked is kept if it passed
+    (with the :data:`HAND_FIELDS` the earlier table's row declared) and dropped if it failed;
+    earlier rows it did not check (another registry's, another survey's) stay as they were.
+
+    So writing a survey's passed rows over an existing table loses neither the rows of other
+    surveys nor the probes and tasks declared on its rows by hand."""
+    results = list(results)
+    checked_ids = {r["game"] for r in results}
+    new = {row.id: row for row in passed_rows(rows, results)}
+    merged = []
+    for row in earlier:
+        if row.id not in checked_ids:
+            merged.append(row)
+        elif row.id in new:
+            fresh = new.pop(row.id).to_dict()
+            hand = {k: v for k, v in row.to_dict().items() if k in HAND_FIELDS and v}
+            merged.append(GameEntry.from_dict(fresh | hand))
+    return merged + list(new.values())
+
+
 def failure_reason(result: dict[str, Any], width: int = 90) -> str:
     """A failure's reason with the game-specific parts (numbers, quoted names, paths, the log
     excerpt) blanked, so that failures of the same kind are counted together."""
