@@ -93,3 +93,16 @@ def test_the_gameworld_ablation_plans_paused_and_real_time(default: dict, regist
         f"{base}+play.realtime=true+play.reset_on_fail=true",
     }
     assert {u.preset for u in units} == set(default["presets"])
+
+
+def test_a_task_run_plays_only_the_games_with_that_task(default: dict, registry) -> None:
+    """task.index=N: a game without an N-th task would be played for no task row."""
+    corpus = yaml.safe_load((REPO / "config/corpora/local.yaml").read_text())["games"]
+    with_two = {g["id"] for g in corpus if len(g.get("tasks", [])) >= 2}
+    assert with_two and with_two != {g["id"] for g in corpus}  # supertux and slayer have none
+    conditions = ["k0-hz0.33-base", "k0-hz0.33-base+task.index=1", "k0-hz0.33-base+task.index=2"]
+    units = [u for u in shard_units(with_play(default, conditions), registry) if not u.check]
+    games = {c: {g for u in units if u.condition == c for g in u.games} for c in conditions}
+    assert games[conditions[0]] == {g["id"] for g in corpus}
+    assert games[conditions[1]] == with_two
+    assert games[conditions[2]] == set()  # no row has a third task: no job at all

@@ -171,7 +171,20 @@ def run_games(
                 runs.setdefault((corpus, preset, condition), set()).update(games)
     for corpus, preset, condition, games in ablation_runs(config, registry, ids):
         runs.setdefault((corpus, preset, condition), set()).update(games)
-    return {key: sorted(games) for key, games in sorted(runs.items())}
+    tasked = {c: {g.id: len(g.tasks) for g in corpus_games(config, c)} for c in ids}
+    return {
+        key: sorted(g for g in games if has_task_of(key[2], tasked[key[0]][g]))
+        for key, games in sorted(runs.items())
+    }
+
+
+def has_task_of(condition: str, tasks: int) -> bool:
+    """Whether a game with ``tasks`` tasks is played under ``condition``: always, but under
+    ``task.index=N`` (a GameWorld task run) only when it has an N-th task. Without one the
+    prompt would name no task and the episode would count for nothing (playsuite.analysis.tasks
+    skips it): a job's worth of play at paper scale, spent for no row."""
+    index = Condition.parse(condition).get("task.index")
+    return index is None or index < tasks
 
 
 def check_prompt_templates(runs: Sequence[tuple[str, str, str]], registry: Registry) -> None:
