@@ -54,7 +54,8 @@ def test_local_acquire_is_idempotent(tmp_path: Path) -> None:
     third = acquire(v2, tmp_path / "games")
     assert (third.files / "main.py").read_text() == "print('v2')\n"
     assert third.manifest["files_sha256"] != first.manifest["files_sha256"]
-    assert sorted(p.name for p in (tmp_path / "games").iterdir()) == ["tiny"]
+    # no staging or old copy left; the game's lock file stays (another process may wait on it)
+    assert sorted(p.name for p in (tmp_path / "games").iterdir()) == [".tiny.lock", "tiny"]
 
 
 def test_a_local_game_is_acquired_again_when_its_files_change(tmp_path: Path) -> None:
@@ -89,7 +90,8 @@ def test_failed_acquisition_leaves_previous_copy(tmp_path: Path) -> None:
     with pytest.raises(AcquisitionError, match="does not exist"):
         acquire(broken, tmp_path / "games")
     assert load_acquired(tmp_path / "games", "tiny").manifest == good.manifest
-    assert sorted(p.name for p in (tmp_path / "games").iterdir()) == ["tiny"]
+    # no staging or old copy left; the game's lock file stays (another process may wait on it)
+    assert sorted(p.name for p in (tmp_path / "games").iterdir()) == [".tiny.lock", "tiny"]
 
 
 def test_unsupported_source_and_missing_game(tmp_path: Path) -> None:

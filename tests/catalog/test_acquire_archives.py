@@ -79,7 +79,9 @@ def test_quarantined_archive_is_never_unpacked(tmp_path: Path, archive: str, sig
     game = row("itch", MIRROR / archive, "browser", "index.html")
     with pytest.raises(AcquisitionError, match=rf"quarantined \(.*{signal}"):
         acquire(game, games)
-    assert listing(games) == []  # no staging folder, no files, no manifest
+    # no staging folder, no files, no manifest: only the game's (empty) acquisition lock file
+    assert listing(games) == [f".{game.id}.lock"]
+    assert (games / f".{game.id}.lock").stat().st_size == 0
     assert not list(tmp_path.rglob(".bashrc"))
 
 

@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 from playsuite.files import DirectoryTaken
-from playsuite.harness.lock import ShardBusy, exclusive_lock, is_locked, lock_path_for, read_owner
 from playsuite.harness.recorder import EpisodeRecorder, staging_leftovers
+from playsuite.locks import ShardBusy, exclusive_lock, is_locked, lock_path_for, read_owner
 from playsuite.records.manifest import read_manifest
 from tests.harness.shardjobs import (
     check_consistent,
@@ -34,7 +34,7 @@ from tests.harness.test_play import REPO, alive, descendants
 HOLD = """
 import sys, time
 from pathlib import Path
-from playsuite.harness.lock import exclusive_lock
+from playsuite.locks import exclusive_lock
 with exclusive_lock(Path(sys.argv[1])):
     print("held", flush=True)
     time.sleep(float(sys.argv[2]))

@@ -15,9 +15,9 @@ from playsuite.files import InsufficientSpace
 from playsuite.harness.costs import HEARTBEAT_S
 from playsuite.harness.episode import EpisodeLimits
 from playsuite.harness.job import apply_condition, condition_clock_rate
-from playsuite.harness.lock import ShardBusy
 from playsuite.harness.protocol import PlayProtocol, check_condition_protocol
 from playsuite.inference.engine import DEFAULT_VLLM
+from playsuite.locks import ShardBusy
 from playsuite.processes import Terminated
 from playsuite.records.episode import episode_finished, read_meta
 from playsuite.registry import load_registry

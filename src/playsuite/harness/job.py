@@ -15,9 +15,9 @@ from playsuite.config import Condition
 from playsuite.corpus import GameEntry
 from playsuite.harness.costs import HEARTBEAT_S
 from playsuite.harness.episode import EpisodeLimits, episode_seed, episode_settings
-from playsuite.harness.lock import lock_path_for
 from playsuite.harness.protocol import PlayProtocol
 from playsuite.inference.job_server import ServerSettings
+from playsuite.locks import lock_path_for
 from playsuite.records.episode import ModelRecord
 from playsuite.registry import Preset
 

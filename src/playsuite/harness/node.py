@@ -23,7 +23,7 @@ with extra logging: its process list and its own logs are kept (playsuite.harnes
 
 Faults of the job itself: it holds a lock on its shard for its whole life, so a second job for the
 same shard (after ``kill -9`` of snakemake and ``--unlock``) waits or fails naming the holder
-(playsuite.harness.lock); SIGTERM and a worker's death remove the job's temporary folders, and
+(playsuite.locks); SIGTERM and a worker's death remove the job's temporary folders, and
 the next job on the machine removes those a ``kill -9`` left (playsuite.harness.scratch); the
 attempt's cost record exists from its start (playsuite.harness.costs); a results folder short of
 free space stops the job before anything is started.
@@ -46,13 +46,13 @@ from playsuite.files import MB, require_free_space
 from playsuite.harness.costs import CostRecord
 from playsuite.harness.episode import settings_changes
 from playsuite.harness.job import DEFAULT_VIDEO_FPS, ShardJob
-from playsuite.harness.lock import ShardBusy, exclusive_lock
 from playsuite.harness.progress import Progress
 from playsuite.harness.recorder import FREE_SPACE_SETTING, staging_leftovers
 from playsuite.harness.scratch import owned_tempdir, sweep_stale_tempdirs
 from playsuite.harness.worker import stop_workers, worker_main
 from playsuite.inference.job_server import JobServer, ServerSettings
 from playsuite.inference.limits import JobLimits
+from playsuite.locks import ShardBusy, exclusive_lock
 from playsuite.processes import Terminated, sigterm_raises
 from playsuite.records.episode import EpisodeError, episode_finished, read_meta
 from playsuite.records.manifest import EpisodeSummary, write_manifest
@@ -129,7 +129,7 @@ def run_shard(job: ShardJob, manifest_path: Path | None = None) -> int:
     Returns the exit code: 1 when any episode is left for a rerun (not played, lost, or ended by
     a failure of ours), so the workflow retries the job; 0 once every episode is final.
 
-    Raises :class:`~playsuite.harness.lock.ShardBusy` when another live job holds the shard,
+    Raises :class:`~playsuite.locks.ShardBusy` when another live job holds the shard,
     :class:`~playsuite.files.InsufficientSpace` when the results folder is short of space, and
     :class:`~playsuite.processes.Terminated` after cleaning up on SIGTERM.
     """

@@ -25,8 +25,8 @@ import numpy as np
 import pandas as pd
 
 from playsuite.files import write_text_atomic
-from playsuite.harness.lock import exclusive_lock, lock_path_for
 from playsuite.judge.schema import BOOLEAN_FIELDS
+from playsuite.locks import exclusive_lock, lock_path_for
 
 JUDGE_PREFIX = "judge:"
 #: The columns of a ratings CSV this package writes (judges' rows and the rating page's).

@@ -38,6 +38,7 @@ from typing import IO, Any
 
 from playsuite.corpus import GameEntry
 from playsuite.files import read_json, write_json_atomic
+from playsuite.locks import exclusive_lock
 from playsuite.runtimes.fetchers.archive import acquire_archive, archive_triage
 from playsuite.runtimes.fetchers.common import (
     DEBIAN_PYTHON,
@@ -74,6 +75,9 @@ __all__ = [
 
 MANIFEST_VERSION = 2  # 2: dependency closure (dependencies, host_packages, layers)
 ARCHIVE_SOURCES = ("itch", "pyweek")
+#: How long an acquisition waits for another process fetching the same game into the same
+#: folder (a large Debian closure or archive takes minutes on a slow mirror).
+ACQUIRE_LOCK_WAIT_S = 3600.0
 
 
 @dataclass(frozen=True)
@@ -172,23 +176,46 @@ def acquire(
     directory). ``log`` receives the commands run and their output.
     """
     games_dir = Path(games_dir).absolute()  # tools below report absolute paths
-    root = game_root(games_dir, game.id)
     request = request_of(game, base_dir)
-    if not force:
-        with contextlib.suppress(AcquisitionError, OSError, ValueError):
-            existing = load_acquired(games_dir, game.id)
-            manifest = existing.manifest
-            if manifest.get("request") == request and (
-                manifest.get("manifest_version") == MANIFEST_VERSION
-            ):
-                return existing
+    if not force and (existing := _up_to_date(games_dir, game.id, request)) is not None:
+        return existing
     handler = _HANDLERS.get(game.source)
     if handler is None:
         raise AcquisitionError(
             f"{game.id}: source {game.source!r} cannot be acquired automatically "
             f"(supported: {', '.join(sorted(_HANDLERS))})"
         )
-    games_dir.mkdir(parents=True, exist_ok=True)
+    # Two processes sharing a games cache (two workflow runs, test sessions side by side) must
+    # not both fetch a game: the second would move the first's files away while it plays them.
+    # The second waits, then finds the game acquired.
+    with exclusive_lock(games_dir / f".{game.id}.lock", wait_s=ACQUIRE_LOCK_WAIT_S):
+        if not force and (existing := _up_to_date(games_dir, game.id, request)) is not None:
+            return existing
+        return _fetch(game, games_dir, request, handler, base_dir, log)
+
+
+def _up_to_date(games_dir: Path, game_id: str, request: dict[str, Any]) -> AcquiredGame | None:
+    """The acquired game if its manifest answers ``request`` (same row, same manifest format)."""
+    with contextlib.suppress(AcquisitionError, OSError, ValueError):
+        existing = load_acquired(games_dir, game_id)
+        manifest = existing.manifest
+        if manifest.get("request") == request and (
+            manifest.get("manifest_version") == MANIFEST_VERSION
+        ):
+            return existing
+    return None
+
+
+def _fetch(
+    game: GameEntry,
+    games_dir: Path,
+    request: dict[str, Any],
+    handler: Any,
+    base_dir: str | os.PathLike[str] | None,
+    log: IO[str] | None,
+) -> AcquiredGame:
+    """Fetch ``game`` into a staging folder and move it into place (the caller holds its lock)."""
+    root = game_root(games_dir, game.id)
     started = time.monotonic()
     with _staging(games_dir, game.id) as stage:
         files = stage / FILES

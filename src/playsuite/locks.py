@@ -1,4 +1,7 @@
-"""One live job per shard: an exclusive lock its play job holds for as long as it runs.
+"""Exclusive kernel locks a process holds for as long as it works on something: a play job on
+its shard, an agreement job on its table, an acquisition on its game's folder.
+
+The first user, and why it is built this way: one live job per shard.
 
 Snakemake's own lock does not survive ``kill -9`` of snakemake: the play job it started keeps
 running as an orphan, and after ``snakemake --unlock`` a second job for the same shard would play
