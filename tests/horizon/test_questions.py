@@ -21,7 +21,7 @@ def test_every_task_has_one_right_option_among_four(annotated_dirs, tmp_path) ->
     write_questions(tmp_path / "q.json", doc)  # validates against the schema
     assert read_questions(tmp_path / "q.json") == doc
     tasks = {q["task"] for q in doc["questions"]}
-    assert tasks == {"T1", "T1-frames", "T2", "T2-up", "T3"}
+    assert tasks == {"T1", "T1-frames", "T1-multi", "T1-next", "T2", "T2-up", "T3", "T3-text"}
     qs = _by_id(doc)
     t1 = qs["T1:local/p/c/alpha#0:o1"]
     assert t1["options"][t1["answer"]] == "hold:right:2.0"
@@ -44,6 +44,19 @@ def test_every_task_has_one_right_option_among_four(annotated_dirs, tmp_path) ->
     right = t3["options"][t3["answer"]]
     assert right.startswith("Strategy: A1 strategy || Goal: A1 goal 1 || Operation: jump")
     assert right.endswith("Inputs: space")
+    # the diagnostic variants (GameHorizon's T*)
+    multi = qs["T1-multi:local/p/c/alpha#0:o1"]
+    assert multi["options"][multi["answer"]] == "hold:right:2.0"
+    assert all(t in multi["question"] for t in ("A1 strategy", "A1 goal", "walk right"))
+    after = qs["T1-next:local/p/c/alpha#0:o1"]  # o1's frames, o2's inputs
+    assert after["frames"] == [3, 4] and after["options"][after["answer"]] == "space"
+    assert "walk right" not in after["question"]
+    last = max(int(q["id"].rsplit(":o", 1)[1]) for q in doc["questions"] if "alpha#0:o" in q["id"])
+    assert f"T1-next:local/p/c/alpha#0:o{last}" not in qs  # nothing came after the last one
+    text = qs["T3-text:local/p/c/alpha#0:o2"]
+    assert text["options"][text["answer"]] == right.split(" || Inputs: ")[0]
+    assert not any("Inputs:" in o for o in text["options"])
+    assert len(set(text["options"])) == 4
 
 
 def test_small_games_borrow_distractors_or_are_skipped(annotated_dirs) -> None:

@@ -3,13 +3,20 @@
 Each question shows frames of one episode and offers four options, one right:
 
 - ``T1``: the inputs the player sent during a short operation, given its frames and its
-  instruction; ``T1-frames``: the same without the instruction (frames alone).
+  instruction; ``T1-frames``: the same without the instruction (frames alone);
+  ``T1-multi``: the same with the instructions of every horizon (strategy, goal, operation).
+  ``T1-next``: future-action planning instead of current-action perception, the inputs of the
+  operation that came next, given the frames of the one before it.
 - ``T2``: top-down decomposition, the ordered operations that make up a medium-horizon goal
   (wrong options: the same operations in another order, or with one swapped for an operation
   from elsewhere). ``T2-up``: bottom-up abstraction, the goal that an ordered list of operations
   serves.
 - ``T3``: cross-horizon consistency, the strategy, goal, operation and inputs that belong
-  together at the moment the frames show (wrong options: one level taken from elsewhere).
+  together at the moment the frames show (wrong options: one level taken from elsewhere);
+  ``T3-text``: the same with instructions only, no inputs, which separates a model that cannot
+  plan the goals from one that cannot decode the inputs.
+
+The ``-`` variants are GameHorizon's diagnostic tasks (T*, §3.4) beside the three primary ones.
 
 Wrong options come from the same game's other annotations (its other operations, inputs,
 goals); a game with too few falls back to the other games of the set, and the question records
@@ -71,8 +78,14 @@ def _numbered(items: Sequence[str]) -> str:
     return " | ".join(f"({i + 1}) {text}" for i, text in enumerate(items))
 
 
-def _t3(strategy: str, goal: str, op: str, actions: str) -> str:
-    return f"Strategy: {strategy} || Goal: {goal} || Operation: {op} || Inputs: {actions}"
+def _t3(strategy: str, goal: str, op: str, actions: str | None = None) -> str:
+    text = f"Strategy: {strategy} || Goal: {goal} || Operation: {op}"
+    return text if actions is None else f"{text} || Inputs: {actions}"
+
+
+def _without_inputs(t3_option: str) -> str:
+    """A ``T3`` option as ``T3-text`` shows it: the instructions without the inputs."""
+    return t3_option.split(" || Inputs: ", 1)[0]
 
 
 class _Pools:
@@ -176,7 +189,8 @@ def build_questions(
                 return
             made[task].append(_question(qid, task, current, frames, text, right, *chosen, rng))
 
-        for op in doc["operations"]:
+        operations = doc["operations"]
+        for i, op in enumerate(operations):
             right = _actions(op)
             own, others = pools.candidates(item.game, "actions")
             add(
@@ -198,6 +212,30 @@ def build_questions(
                 own,
                 others,
             )
+            goal = goals[goal_of[op["id"]]]
+            strategy = strategies[strategy_of[goal["id"]]]
+            add(
+                "T1-multi",
+                f"T1-multi:{key}:{op['id']}",
+                op["frames"],
+                "The frames show a moment of play. The player's overall strategy: "
+                f'"{strategy["instruction"]}"; their current goal: "{goal["instruction"]}"; '
+                f'they were told: "{op["instruction"]}". Which inputs did the player send next?',
+                right,
+                own,
+                others,
+            )
+            if i + 1 < len(operations):
+                add(
+                    "T1-next",
+                    f"T1-next:{key}:{op['id']}",
+                    op["frames"],
+                    "The frames show one operation of play. Which inputs did the player send in "
+                    "the operation that came after it?",
+                    _actions(operations[i + 1]),
+                    own,
+                    others,
+                )
         for goal in doc["goals"]:
             children = [ops[c]["instruction"] for c in goal["children"]]
             right = _numbered(children)
@@ -262,6 +300,16 @@ def build_questions(
                 right,
                 sorted(set(wrong)),
                 sorted(set(others)),
+            )
+            add(
+                "T3-text",
+                f"T3-text:{key}:{op['id']}",
+                op["frames"],
+                "The frames show a moment of play. Which description, from the overall strategy "
+                "down to the operation under way, fits this moment?",
+                _t3(strategy["instruction"], goal["instruction"], op["instruction"]),
+                sorted({_without_inputs(w) for w in wrong} - {_without_inputs(right)}),
+                sorted({_without_inputs(o) for o in others} - {_without_inputs(right)}),
             )
     counts = {}
     questions = []

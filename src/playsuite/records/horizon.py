@@ -6,8 +6,9 @@ and one preset's answers to it.
   and an instruction), medium-horizon goals and long-horizon strategies (each a run of
   consecutive children one level down, with an instruction). A failed annotation keeps its
   ``error`` and may hold no levels.
-- the question set: four-option multiple-choice questions (tasks ``T1``, ``T1-frames``, ``T2``,
-  ``T2-up``, ``T3``) with the frames they show, named by episode directory and sample index.
+- the question set: four-option multiple-choice questions (tasks ``T1``, ``T2``, ``T3`` and
+  their diagnostic variants, :data:`TASKS`) with the frames they show, named by episode
+  directory and sample index.
 - the annotation index of a run (TSV): one row per episode, its annotation file and status, the
   one output of a workflow annotation job (the annotations are written beside the episodes).
 - answers: one preset's choice for each question, ``correct`` or not, and whether the request
@@ -41,7 +42,7 @@ ANNOTATION_NAME = "horizon.json"
 HORIZON_FORMAT = 1
 #: Question tasks: next action with / without the instruction, top-down decomposition,
 #: bottom-up abstraction, cross-horizon consistency.
-TASKS = ("T1", "T1-frames", "T2", "T2-up", "T3")
+TASKS = ("T1", "T1-frames", "T1-multi", "T1-next", "T2", "T2-up", "T3", "T3-text")
 #: The pyramid's levels, bottom up, as the annotation's keys.
 LEVELS = ("operations", "goals", "strategies")
 
