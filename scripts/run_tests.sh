@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite (`make test`), as pytest sessions in four lanes side by side. Most of the
-# suite waits rather than computes (Slurm jobs, real-time games, model servers starting, package
-# downloads), so on two cores the lanes overlap well:
+# The whole test suite (`make test`), as pytest sessions in four lanes side by side (on two cores
+# the machine is busy most of the run, so the lanes are balanced to end at about the same time):
 #   games     the harness, runtimes, sandbox, agents and actions tests (most play real games)
 #   rest      every other test without a lane of its own (analysis, workflow, judge, human, ...)
 #   engine    the real vLLM CPU build serving tiny models (marker `engine`)

@@ -10,14 +10,16 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from playsuite.locks import exclusive_lock
-from playsuite.runtimes.acquire import acquire
+from playsuite.runtimes.acquire import AcquisitionError, acquire
 from tests.runtimes.conftest import REPO, fixture_game
 
 CHILD = """
 import json, sys
 from playsuite.corpus import GameEntry
-from playsuite.runtimes.acquire import acquire
+from playsuite.runtimes.acquire import AcquisitionError, acquire
 game = GameEntry.from_dict(json.loads(sys.argv[1]))
 got = acquire(game, sys.argv[2], base_dir=sys.argv[3])
 print(json.dumps(got.manifest["acquire_s"]))
@@ -52,3 +54,18 @@ def test_a_second_acquisition_waits_for_the_first_and_reuses_its_game(tmp_path: 
     out, _ = again.communicate(timeout=120)
     assert again.returncode == 0 and json.loads(out) == fetched
     assert acquire(game, games, base_dir=REPO).manifest["acquire_s"] == fetched
+
+
+def test_an_acquisition_held_too_long_is_a_clear_acquisition_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from playsuite.runtimes import acquire as acquire_module
+
+    monkeypatch.setattr(acquire_module, "ACQUIRE_LOCK_WAIT_S", 0.5)
+    game = fixture_game("probe_game")
+    games = tmp_path / "games"
+    games.mkdir()
+    busy = pytest.raises(AcquisitionError, match=r"probe-game: pid \d+ .* for over 0.5 s")
+    with exclusive_lock(games / f".{game.id}.lock"), busy:
+        acquire(game, games, base_dir=REPO)
+    assert not (games / game.id).exists()

@@ -38,7 +38,7 @@ from typing import IO, Any
 
 from playsuite.corpus import GameEntry
 from playsuite.files import read_json, write_json_atomic
-from playsuite.locks import exclusive_lock
+from playsuite.locks import ShardBusy, exclusive_lock
 from playsuite.runtimes.fetchers.archive import acquire_archive, archive_triage
 from playsuite.runtimes.fetchers.common import (
     DEBIAN_PYTHON,
@@ -188,10 +188,17 @@ def acquire(
     # Two processes sharing a games cache (two workflow runs, test sessions side by side) must
     # not both fetch a game: the second would move the first's files away while it plays them.
     # The second waits, then finds the game acquired.
-    with exclusive_lock(games_dir / f".{game.id}.lock", wait_s=ACQUIRE_LOCK_WAIT_S):
-        if not force and (existing := _up_to_date(games_dir, game.id, request)) is not None:
-            return existing
-        return _fetch(game, games_dir, request, handler, base_dir, log)
+    try:
+        with exclusive_lock(games_dir / f".{game.id}.lock", wait_s=ACQUIRE_LOCK_WAIT_S):
+            if not force and (existing := _up_to_date(games_dir, game.id, request)) is not None:
+                return existing
+            return _fetch(game, games_dir, request, handler, base_dir, log)
+    except ShardBusy as busy:  # the lock's own message speaks of shards
+        holder = busy.owner.describe() if busy.owner else "another process"
+        raise AcquisitionError(
+            f"{game.id}: {holder} has been acquiring it into {games_dir} for over "
+            f"{ACQUIRE_LOCK_WAIT_S:g} s ({busy.lock_path})"
+        ) from None
 
 
 def _up_to_date(games_dir: Path, game_id: str, request: dict[str, Any]) -> AcquiredGame | None:
