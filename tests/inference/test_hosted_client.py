@@ -194,7 +194,9 @@ def test_job_limits_are_shared_by_worker_processes(monkeypatch) -> None:
         proc.join(timeout=30)
     assert all(slept for _, slept in booked)  # each waited for its turn
     gaps = [b - a for (a, _), (b, _) in itertools.pairwise(booked)]
-    assert gaps == pytest.approx([0.2] * 3), gaps  # one schedule for both processes
+    # one schedule for both processes: no two starts closer than 0.2 s (a start later than its
+    # slot, when a loaded machine woke a process late, keeps the spacing too)
+    assert all(gap >= 0.2 - 1e-6 for gap in gaps), gaps
 
 
 def test_episode_usage_sums_the_answers_and_their_retries() -> None:

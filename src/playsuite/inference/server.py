@@ -212,6 +212,7 @@ class VLLMServer:
         self.restarts = 0
         self.starts = 0
         self.ready_s: float | None = None  # seconds the last start took to become ready
+        self._launched_at = 0.0  # time.monotonic() when the last start was launched
         self._proc: subprocess.Popen[bytes] | None = None
         self._lock = threading.RLock()
         self._closed = False
@@ -314,6 +315,9 @@ class VLLMServer:
         Path(self.uds).parent.mkdir(parents=True, exist_ok=True)
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         self.starts += 1
+        # readiness counts from the launch: a parent descheduled between the launch and its
+        # first health check must not report a start shorter than the server took
+        self._launched_at = time.monotonic()
         with open(self.log_path, "ab") as log:
             stamp = time.strftime("%Y-%m-%d %H:%M:%S")
             header = f"=== playsuite: start {self.starts} at {stamp}: {shlex.join(self.argv)}\n"
@@ -339,7 +343,7 @@ class VLLMServer:
 
     def _wait_ready(self) -> None:
         assert self._proc is not None
-        started = time.monotonic()
+        started = self._launched_at
         deadline = started + self.ready_timeout_s
         while True:
             if self._closed:
