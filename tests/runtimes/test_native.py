@@ -278,10 +278,15 @@ def test_supertux_menu_answers_enter(corpus_game) -> None:
         idle = rt.act([Wait()], 0.5)
         # "Start Game" opens its submenu. Held for a while: under software OpenGL on a busy
         # machine the game may draw only a few frames a second and miss a short tap.
-        pressed = rt.act([Hold(keys=("enter",), seconds=0.3)], 0.5)
-        after = rt.act([Wait()], 1.0)  # the menus slide: give the change time to show
+        # A starved game can still be fading its menu in when the first press comes, so it
+        # gets up to three presses; a game that ignores Enter fails all three.
         assert similarity(idle[0][menu], idle[-1][menu]) > 0.8  # only the fade moves
-        assert similarity(pressed[0][menu], after[-1][menu]) < 0.8  # another menu
+        for _ in range(3):
+            rt.act([Hold(keys=("enter",), seconds=0.3)], 0.5)
+            after = rt.act([Wait()], 1.0)  # the menus slide: give the change time to show
+            if similarity(idle[-1][menu], after[-1][menu]) < 0.8:
+                break
+        assert similarity(idle[-1][menu], after[-1][menu]) < 0.8  # another menu
 
 
 @pytest.mark.games
