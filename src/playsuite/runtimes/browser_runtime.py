@@ -58,6 +58,10 @@ __all__ = ["CHROMIUM", "CHROMIUM_ARGS", "BrowserRuntime", "WorkerBrowser", "play
 ORIGIN = "http://game.playsuite.invalid"  # .invalid never resolves (RFC 2606)
 DEFAULT_SCREEN = (1280, 720)
 CLOCK_START_S = 1_700_000_000  # fixed epoch for Date.now(): runs are repeatable
+#: The clock runs from its install until it is paused this much later, before any document
+#: exists. Playwright cannot pause in the past: 1 s was too little once for a Chromium starved
+#: on a loaded node, so the pause comes later (still a fixed time: runs stay repeatable).
+CLOCK_PAUSE_AFTER_S = 30
 READY_STEP_MS = 50  # readiness is polled in this much game time
 READY_MIN_MS = 200  # let rAF loops draw a few frames before the first screenshot counts
 SETTLE_STEP_MS = 100  # once the page shows something, it is looked at this often (game time)
@@ -282,9 +286,9 @@ class BrowserRuntime(Runtime):
         page.on("worker", self._on_worker)
         page.on("console", lambda msg: self._write_log(f"console.{msg.type}: {msg.text}"))
         page.on("pageerror", lambda err: self._write_log(f"pageerror: {err}"))
-        # Clock before the first document exists, paused 1 s later: there is no "pause now".
+        # Clock before the first document exists, paused a fixed time later: no "pause now".
         page.clock.install(time=CLOCK_START_S)
-        page.clock.pause_at(CLOCK_START_S + 1)
+        page.clock.pause_at(CLOCK_START_S + CLOCK_PAUSE_AFTER_S)
         cdp = context.new_cdp_session(page)
         cdp.send("Animation.enable")
         cdp.send("Animation.setPlaybackRate", {"playbackRate": 0})
