@@ -212,7 +212,6 @@ class VLLMServer:
         self.restarts = 0
         self.starts = 0
         self.ready_s: float | None = None  # seconds the last start took to become ready
-        self._launched_at = 0.0  # time.monotonic() when the last start was launched
         self._proc: subprocess.Popen[bytes] | None = None
         self._lock = threading.RLock()
         self._closed = False
@@ -301,11 +300,11 @@ class VLLMServer:
                 raise ServerError("this server was stopped; create a new one")
             if self.running():
                 return self
-            self._spawn()
-            self._wait_ready()
+            self._wait_ready(self._spawn())
         return self
 
-    def _spawn(self) -> None:
+    def _spawn(self) -> float:
+        """Launch the server process; returns the launch's ``time.monotonic()``."""
         if self._closed:
             raise ServerError("the server was stopped")
         if os.path.exists(self.uds):
@@ -315,9 +314,7 @@ class VLLMServer:
         Path(self.uds).parent.mkdir(parents=True, exist_ok=True)
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         self.starts += 1
-        # readiness counts from the launch: a parent descheduled between the launch and its
-        # first health check must not report a start shorter than the server took
-        self._launched_at = time.monotonic()
+        launched = time.monotonic()
         with open(self.log_path, "ab") as log:
             stamp = time.strftime("%Y-%m-%d %H:%M:%S")
             header = f"=== playsuite: start {self.starts} at {stamp}: {shlex.join(self.argv)}\n"
@@ -340,10 +337,12 @@ class VLLMServer:
             except OSError as exc:
                 raise ServerStartError(f"cannot run {self.argv[0]!r}: {exc}") from exc
         _LIVE.add(self)
+        return launched
 
-    def _wait_ready(self) -> None:
+    def _wait_ready(self, started: float) -> None:
+        """Wait for health. ``ready_s`` counts from ``started``, the launch: a parent
+        descheduled before its first check must not report a start shorter than it was."""
         assert self._proc is not None
-        started = self._launched_at
         deadline = started + self.ready_timeout_s
         while True:
             if self._closed:
@@ -423,8 +422,7 @@ class VLLMServer:
         with open(self.log_path, "ab") as log:
             log.write(f"=== playsuite: server {reason}; restart {self.restarts}\n".encode())
         self._terminate()
-        self._spawn()
-        self._wait_ready()
+        self._wait_ready(self._spawn())
 
     # -- stop -----------------------------------------------------------------------------------
 
