@@ -298,14 +298,22 @@ def test_slayer_in_the_shadows_start_button(corpus_game) -> None:
     with make_runtime(game, opts) as rt:
         start = rt.start()
         w, h = rt.screen_size
+        assert not (start.frame == start.frame[0, 0]).all()  # the game has drawn something
         time.sleep(0.3)
         assert changed(start.frame, rt.observe().frame) == 0
-        idle = rt.act([Wait()], 0.5)
-        assert changed(start.frame, idle[-1]) == 0  # a still title menu
+        # A starved machine can still be drawing the menu's parts: wait (bounded) until a
+        # half-second slice leaves the menu as it found it.
+        title = start.frame
+        for _ in range(10):
+            idle = rt.act([Wait()], 0.5)
+            if changed(title, idle[-1]) == 0:
+                break
+            title = idle[-1]
+        assert changed(title, idle[-1]) == 0  # a still title menu
         # "Start Game" is the first button under the title, centred.
         rt.act([Click(x=w // 2, y=int(h * 0.425))], 1.0)
         later = rt.act([Wait()], 1.0)  # software rendering at 1536x960 can be slow to redraw
-        assert changed(start.frame, later[-1]) > 1000
+        assert changed(title, later[-1]) > 1000
 
 
 @pytest.mark.slow
