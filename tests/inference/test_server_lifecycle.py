@@ -18,6 +18,7 @@ from playsuite.inference import (
     ServerStartError,
     VLLMServer,
 )
+from playsuite.runtimes import procs
 from playsuite.testing.standin import standin_argv
 
 
@@ -155,6 +156,7 @@ def test_a_server_silent_for_the_whole_window_is_restarted(standin):
     server = standin({"health_timeout_s": 0.3, "hang_after_s": 1.0, "max_restarts": 1})
     first = server.pid
     os.kill(first, signal.SIGSTOP)
+    assert procs.await_stopped([first], timeout_s=10.0)  # kill() returns before it has stopped
     server.ensure_healthy()
     assert server.restarts == 1 and server.pid != first and server.healthy()
     assert "not answering /health for 1 s (hung); restart 1" in server.log_path.read_text()

@@ -143,18 +143,8 @@ class NativeRuntime(Runtime):
             raise GameFailure(RunStatus.LAUNCH_FAILED, str(exc)) from exc
         before = self._before = {w.id for w in self._x.windows()}
         self._launch(display)
-        deadline = time.monotonic() + self.options.launch_timeout_s
-        self._window = self._await_window(before, deadline)
+        self._window = self._await_window(before)
         self._stop()
-        # The picture readiness took can be gone by the time the stop lands: a game whose
-        # window first shows what lay under it, then clears to its background while it loads
-        # its fonts for seconds (arcade's start views). A blank first observation wastes the
-        # agent's first look, so the game runs on until it draws again, within the launch
-        # timeout; a game still blank then starts blank, as it did before this check.
-        while _blank(self.observe().frame) and time.monotonic() < deadline:
-            self._resume()
-            self._window = self._await_window(before, deadline, keep_blank=True)
-            self._stop()
         self._t_game = 0.0
         w, h = self.screen_size
         self._pointer = (w // 2, h // 2)
@@ -338,17 +328,14 @@ class NativeRuntime(Runtime):
             # Our tool or our policy failed, not the game: the episode is replayed on a rerun.
             raise SandboxUnavailable(f"cannot start the sandbox: {exc}") from exc
 
-    def _await_window(self, before: set[int], deadline: float, keep_blank: bool = False) -> Window:
-        """The game's window once its picture is ready (:mod:`.screen_settle`), by ``deadline``
-        (monotonic). At the deadline: the last window drawn on, else the last window seen when
-        ``keep_blank``, else a launch failure."""
+    def _await_window(self, before: set[int]) -> Window:
         assert self._x is not None and self._proc is not None
         opts = self.game.options or {}
         pattern = re.compile(str(opts.get("window_class", "")), re.I)
         settle_s, max_s = readiness(self.game)
         watches: dict[int, Settle] = {}  # window id -> its frames so far
         shown: Window | None = None  # the last window seen with a non-blank frame
-        mapped: Window | None = None  # the last window seen at all
+        deadline = time.monotonic() + self.options.launch_timeout_s
         while True:
             code = self._proc.poll()
             if code is not None:
@@ -369,7 +356,6 @@ class NativeRuntime(Runtime):
                     frame = self._x.capture(window)
                 except (DisplayError, XError):
                     continue
-                mapped = window
                 now = time.perf_counter() - self._t_launch
                 game_now = now * self.clock_rate  # the game's clock runs at its rate from launch
                 settle = watches.setdefault(window.id, Settle(settle_s, max_s))
@@ -382,8 +368,6 @@ class NativeRuntime(Runtime):
             if time.monotonic() > deadline:
                 if shown is not None:  # drawn but still changing: the timeout bounds the wait
                     return shown
-                if keep_blank and mapped is not None:
-                    return mapped
                 raise GameFailure(
                     RunStatus.LAUNCH_FAILED,
                     f"no non-blank window after {self.options.launch_timeout_s:g} s; "
