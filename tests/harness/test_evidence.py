@@ -90,8 +90,12 @@ def hung_game_spec(tmp_path: Path, slice_timeout_s: float, wall_timeout_s: float
 
 @pytest.mark.slow
 def test_a_game_that_hangs_in_its_first_step_keeps_its_video(tmp_path: Path) -> None:
-    """The probe game spins forever after 30 frames; the slice limit is 3 s of wall time."""
-    spec = hung_game_spec(tmp_path, slice_timeout_s=3.0, wall_timeout_s=120)
+    """The probe game spins forever after 30 frames; the slice limit is 8 s of wall time.
+
+    The host reports a hung slice with its frames 2 s before that limit; with a shorter limit
+    (3 s: 0.75 s of margin) a starved host missed it and the harness's own limit, which has no
+    frames, ended the slice first."""
+    spec = hung_game_spec(tmp_path, slice_timeout_s=8.0, wall_timeout_s=120)
     meta = run_episode(spec, make_baseline("random", seed=spec.seed), make_runtime)
     assert meta["status"] == "timeout" and meta["steps"] == 1, meta
     assert 0 < meta["frames"] < 90, meta
