@@ -158,6 +158,51 @@ def test_css_animations_do_not_run_in_wall_time(options) -> None:
         assert all(changed(first, frame[box]) == 0 for frame in frames)
 
 
+MEDIA_PROBES = {
+    "t": "document.getElementById('tune').currentTime",
+    "events": "state.events",
+    "ended": "state.ended",
+    "auto_events": "state.autoEvents",
+    "auto_ended": "state.autoEnded",
+    "loops": "state.loops",
+}
+
+
+def test_audio_plays_in_game_time(options) -> None:
+    """A 3 s tune started on load (and one started by ``autoplay``) neither advances nor ends
+    in wall time; in game time it plays, pauses, resumes and ends on schedule, and its "ended"
+    handler repaints the screen only then (pac-man-game's intro ends on such an event)."""
+    with make_runtime(page_game("media.html", probes=MEDIA_PROBES), options()) as rt:
+        start = rt.start()
+        t0 = start.probes["t"]
+        assert 0 < t0 < 1.5  # it started during readiness, in game time
+        time.sleep(3.5)  # longer than the tune: an element playing in wall time would end
+        frozen = rt.observe()
+        assert changed(start.frame, frozen.frame) == 0
+        assert frozen.probes == start.probes
+
+        rt.act([Wait()], 1.0)
+        assert rt.probes()["t"] == pytest.approx(t0 + 1.0, abs=0.02)
+        rt.act([Key(keys=("p",))], 0.5)  # paused at the slice's first event
+        paused_at = rt.probes()["t"]
+        assert paused_at == pytest.approx(t0 + 1.0, abs=0.05)
+        rt.act([Wait()], 2.0)
+        assert rt.probes()["t"] == paused_at
+        assert not rt.probes()["ended"]
+
+        frames = rt.act([Key(keys=("p",))], 3.0 - paused_at + 0.5)  # resumed: ends in the slice
+        assert rt.probes()["ended"]
+        assert rt.probes()["t"] == pytest.approx(3.0, abs=0.01)
+        assert changed(start.frame, frames[0]) == 0 and changed(start.frame, frames[-1]) > 0
+        run = ["play", "playing", "pause"]
+        assert rt.probes()["events"] == [*run, *run, "ended"]
+        assert rt.probes()["auto_ended"]  # the autoplaying copy ran on game time too
+        assert rt.probes()["auto_events"] == ["play", "playing", "pause", "ended"]
+
+        rt.act([Key(keys=("l",))], 6.5)  # a detached looping Audio() wraps twice in 6.5 s
+        assert rt.probes()["loops"] == 2
+
+
 def test_hung_page_times_out_and_the_browser_survives(options) -> None:
     rt = make_runtime(page_game(), options(slice_timeout_s=3.0))
     try:
