@@ -203,6 +203,43 @@ def test_audio_plays_in_game_time(options) -> None:
         assert rt.probes()["loops"] == 2
 
 
+WEBAUDIO_PROBES = {
+    "t": "audio.currentTime",
+    "state": "audio.state",
+    "buffer_ended": "state.bufferEnded",
+    "osc_ended": "state.oscEnded",
+}
+
+
+def test_webaudio_runs_in_game_time(options) -> None:
+    """An AudioContext's time and its sources' "ended" events follow game time: nothing moves
+    in wall time; a 3 s buffer ends at context time 3 and an oscillator at its stop time 4, with
+    a suspension in between stopping the context's time."""
+    with make_runtime(page_game("webaudio.html", probes=WEBAUDIO_PROBES), options()) as rt:
+        start = rt.start()
+        t0 = start.probes["t"]
+        assert 0 < t0 < 1.5 and start.probes["state"] == "running"
+        time.sleep(3.5)  # longer than the buffer: a wall-time context would have ended it
+        frozen = rt.observe()
+        assert changed(start.frame, frozen.frame) == 0
+        assert frozen.probes == start.probes
+
+        rt.act([Wait()], 1.0)
+        assert rt.probes()["t"] == pytest.approx(t0 + 1.0, abs=0.02)
+        rt.act([Key(keys=("s",))], 2.0)  # suspended at the slice's first event
+        suspended = rt.probes()
+        assert suspended["state"] == "suspended"
+        assert suspended["t"] == pytest.approx(t0 + 1.0, abs=0.05)
+        assert suspended["buffer_ended"] is None
+
+        frames = rt.act([Key(keys=("s",))], 3.0 - suspended["t"] + 0.5)  # resumed: 3 s passes
+        assert rt.probes()["buffer_ended"] == pytest.approx(3.0, abs=0.02)
+        assert changed(start.frame, frames[0]) == 0 and changed(start.frame, frames[-1]) > 0
+        assert rt.probes()["osc_ended"] is None
+        rt.act([Wait()], 1.0)
+        assert rt.probes()["osc_ended"] == pytest.approx(4.0, abs=0.02)
+
+
 def test_hung_page_times_out_and_the_browser_survives(options) -> None:
     rt = make_runtime(page_game(), options(slice_timeout_s=3.0))
     try:

@@ -5,7 +5,7 @@
 // thinks (pac-man-game did). Here no element really plays. play() starts a virtual playhead that
 // reads performance.now() (game time), and every playback event is dispatched from a page-clock
 // timer, so it can only happen while the runtime runs game time. Sound is lost; headless runs
-// have no listener anyway. WebAudio (AudioContext) is not covered (docs/runtimes.md).
+// have no listener anyway. WebAudio has its own script, browser_webaudio_clock.js.
 (() => {
   const P = HTMLMediaElement.prototype;
   const real = (name) => Object.getOwnPropertyDescriptor(P, name);

@@ -5,10 +5,11 @@ performance.now). It is installed before navigation and paused; only ``run_for``
 game stands still while the model thinks and every slice advances exactly its milliseconds. What
 the page clock does not cover is handled here: CSS/Web animations are stopped through CDP
 (``Animation.setPlaybackRate 0``) and captured with finite ones shown finished; ``Math.random``
-is seeded by an init script; <audio>/<video> elements play on a virtual playhead in page-clock time
-(``browser_media_clock.js``: a game that waits for its tune's "ended" would otherwise move on in
-wall time); games whose loop runs in a Web Worker (the Construct 3 runtime) are
-refused with a recorded reason, because their time cannot be frozen.
+is seeded by an init script; <audio>/<video> elements play on a virtual playhead in game time
+(``browser_media_clock.js``: a game waiting for its tune's "ended" would otherwise move on in
+wall time), and WebAudio's ``currentTime`` and its sources' ``ended`` follow game time
+(``browser_webaudio_clock.js``); games whose loop runs in a Web Worker (the Construct 3 runtime)
+are refused with a recorded reason, because their time cannot be frozen.
 
 Game files are served from the game's directory under a fixed fake origin through request
 routing, so games that fetch their own assets work as over HTTP, and every other request (any
@@ -69,8 +70,12 @@ READY_MIN_MS = 200  # let rAF loops draw a few frames before the first screensho
 SETTLE_STEP_MS = 100  # once the page shows something, it is looked at this often (game time)
 WHEEL_PIXELS_PER_NOTCH = 100
 INIT_SCRIPT = Path(__file__).with_name("browser_init.js")
-#: Puts <audio>/<video> playback on the page clock (the clock alone leaves it in wall time).
-MEDIA_CLOCK_SCRIPT = Path(__file__).with_name("browser_media_clock.js")
+#: Put what the page clock alone leaves in wall time on game time: <audio>/<video> playback and
+#: WebAudio's timeline.
+CLOCK_SCRIPTS = tuple(
+    Path(__file__).with_name(name)
+    for name in ("browser_media_clock.js", "browser_webaudio_clock.js")
+)
 
 
 #: Worker scripts that carry a game loop (Construct 3's worker mode); the page clock cannot
@@ -284,7 +289,8 @@ class BrowserRuntime(Runtime):
         context.route_web_socket("**/*", lambda ws: ws.close())
         script = INIT_SCRIPT.read_text().replace("__PLAYSUITE_SEED__", str(int(self.options.seed)))
         context.add_init_script(script)
-        context.add_init_script(MEDIA_CLOCK_SCRIPT.read_text())
+        for clock_script in CLOCK_SCRIPTS:
+            context.add_init_script(clock_script.read_text())
         page = context.new_page()
         self._page = page
         page.on("crash", lambda _page: self._mark_crashed())
