@@ -201,6 +201,8 @@ def test_audio_plays_in_game_time(options) -> None:
 
         rt.act([Key(keys=("l",))], 6.5)  # a detached looping Audio() wraps twice in 6.5 s
         assert rt.probes()["loops"] == 2
+        rt.act([Key(keys=("r",))], 0.5)  # a new source: back at 0, stopped, not ended
+        assert rt.probes()["t"] == 0
 
 
 WEBAUDIO_PROBES = {

@@ -46,6 +46,11 @@
     s.endTimer = s.tick = null;
     s.gen += 1; // a metadata wait from an earlier play() must not schedule anything
   };
+  const rewind = (s) => {
+    // What the load algorithm does (load(), a new src): stopped at 0, not ended.
+    stopTimers(s);
+    Object.assign(s, { playing: false, ended: false, pos: 0 });
+  };
   const rebase = (el, s) => {
     s.pos = position(el, s);
     s.since = nowS();
@@ -108,9 +113,7 @@
   };
 
   P.load = function load() {
-    const s = stateOf(this);
-    stopTimers(s);
-    Object.assign(s, { playing: false, ended: false, pos: 0 });
+    rewind(stateOf(this));
     return realLoad.call(this);
   };
 
@@ -152,9 +155,7 @@
       return realSrc.get.call(this);
     },
     set(value) {
-      const s = stateOf(this); // a new source starts stopped at 0, as the load algorithm does
-      stopTimers(s);
-      Object.assign(s, { playing: false, ended: false, pos: 0 });
+      rewind(stateOf(this));
       realSrc.set.call(this, value);
     },
   });
