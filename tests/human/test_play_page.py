@@ -5,6 +5,7 @@ meta.json with ``agent: human``."""
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +71,19 @@ def wait_for_step(page, step: int) -> None:
     page.wait_for_function("document.getElementById('screen').naturalWidth > 0")
 
 
+def tap_delivered_late(page, code: str, key: str, key_code: int) -> None:
+    """A key down for 50 ms by the browser's input stamps, its release delivered 0.5 s later
+    (Chrome DevTools Protocol events with explicit stamps): Playwright's own press stamps events
+    on arrival, so a starved test machine could make a tap look like a hold."""
+    cdp = page.context.new_cdp_session(page)
+    event = {"code": code, "key": key, "windowsVirtualKeyCode": key_code}
+    t0 = time.time()
+    cdp.send("Input.dispatchKeyEvent", {"type": "keyDown", "timestamp": t0, **event})
+    time.sleep(0.5)
+    cdp.send("Input.dispatchKeyEvent", {"type": "keyUp", "timestamp": t0 + 0.05, **event})
+    cdp.detach()
+
+
 def video_frames(path: Path) -> int:
     with av.open(str(path)) as container:
         return sum(1 for _ in container.decode(video=0))
@@ -86,7 +100,9 @@ def test_paced_play_through_the_page_is_recorded_as_an_episode(
     assert "Space scores a point" in (
         page.text_content("#prompt") or ""
     )  # the model's prompt, shown
-    page.keyboard.press("Space")  # a short press: one key tap, sent as step 0's answer
+    # a short press (one key tap, sent as step 0's answer) whose keyup reaches the page half a
+    # second after its keydown, as on a busy machine: the page goes by the events' stamps
+    tap_delivered_late(page, "Space", " ", 32)
     wait_for_step(page, 1)
     page.click("#screen", position={"x": 100, "y": 50})  # a click at game pixel (100, 50)
     wait_for_step(page, 2)
