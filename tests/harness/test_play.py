@@ -289,9 +289,12 @@ def test_kill_minus_nine_then_rerun_finishes_without_redoing(
         assert proc.poll() is None, proc.stderr.read().decode()
         assert time.monotonic() < deadline, "first episode never finished"
         time.sleep(0.05)
-    time.sleep(0.5)  # the second episode is under way: a game and the model server are running
-    spawned = descendants(proc.pid)
-    assert len(spawned) >= 3, spawned  # worker, model server, sandboxed game (at least)
+    # the second episode under way: worker, model server, sandboxed game (at least); polled,
+    # since a loaded machine may take a while to start the game
+    deadline = time.monotonic() + 60
+    while len(spawned := descendants(proc.pid)) < 3:
+        assert time.monotonic() < deadline, spawned
+        time.sleep(0.05)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     finished_at = first.stat().st_mtime_ns
