@@ -14,6 +14,7 @@ cd "$(dirname "$0")/.."
 APT_PACKAGES=(
   bubblewrap xvfb xdotool x11-utils xauth chromium fonts-dejavu-core
   python3 python3-pygame python3-numpy python3-opengl python3-venv faketime
+  gcc libc6-dev  # builds the native runtime's clock guard (src/playsuite/runtimes/clock_guard.c)
   libgl1-mesa-dri mesa-utils
   libglib2.0-bin  # glib-compile-schemas: a GTK game's GSettings schemas, compiled at acquisition
   # Nothing per game: a Debian game's libraries and fonts come with its dependency closure

@@ -128,6 +128,27 @@ def test_stopped_between_slices_and_slices_are_exact(options) -> None:
         assert seen(opts)["max_gap"] < 1.5
 
 
+@pytest.mark.slow
+def test_threads_reading_the_clock_at_once_and_across_stops_never_see_a_stop(options) -> None:
+    """Three threads read the monotonic clock without pause while the game is stopped and
+    resumed: libfaketime alone hands some of them the unfaked time (threads re-reading its
+    offset file at once) or a time mixed from both sides of a stop; with the clock guard no
+    thread's clock steps by anything near a stop."""
+    opts = options()
+    with make_runtime(program(args=["/game/clock_threads.py"]), opts) as rt:
+        rt.start()
+        for _ in range(5):
+            rt.act([Wait()], 0.3)
+            time.sleep(1.0)  # stopped: the offset grows by at least this much each time
+        rt.act([Wait()], 0.3)
+        threads = seen(opts)
+    assert all(t["reads"] > 1000 for t in threads), threads  # they did read, and at once
+    # A starved thread may wait a while between two reads; a leaked stop would add 1 s or the
+    # whole hidden offset (up to 5 s) forward, or as much backward.
+    assert max(t["forward"] for t in threads) < 0.8, threads
+    assert max(t["backward"] for t in threads) < 0.01, threads
+
+
 def test_input_reaches_the_window(options) -> None:
     opts = options()
     with make_runtime(program(), opts) as rt:

@@ -4,9 +4,11 @@ A native game cannot be put on a virtual clock from outside, so game time is wal
 game runs, and the game is *stopped* between slices: SIGSTOP on every process of its sandbox
 freezes it completely (no pixel changes), SIGCONT lets it run for exactly the slice. A stopped
 game would still see the jump in time on resume, so its clocks are faked with libfaketime
-(``LD_PRELOAD``): before each SIGCONT the total time spent stopped is written as a negative offset
-to ``FAKETIME_TIMESTAMP_FILE`` (re-read on every call, ``FAKETIME_NO_CACHE``), and the game's
-wall and monotonic clocks continue where they stopped.
+(``LD_PRELOAD``): before each SIGCONT the total time spent stopped is written as a negative
+offset, and the game's wall and monotonic clocks continue where they stopped. The offset reaches
+libfaketime through the clock guard (:mod:`.clock_guard`), preloaded in front of it, which keeps
+that true for games with threads and for a stop that lands inside a clock call (libfaketime's own
+offset file lets either make the clock jump by the hidden time).
 
 The game runs in the bubblewrap (or Apptainer) sandbox with only its X socket bound; its window is
 found by polling the display (by class, not PID: PIDs differ inside the sandbox's namespace),
@@ -29,8 +31,8 @@ from __future__ import annotations
 import contextlib
 import itertools
 import logging
-import os
 import re
+import shutil
 import signal
 import subprocess
 import time
@@ -55,6 +57,12 @@ from playsuite.runtimes.base import (
     frames_per_slice,
     readiness,
 )
+from playsuite.runtimes.clock_guard import (
+    STATE_ENV,
+    ClockGuardUnavailable,
+    ClockState,
+    clock_guard_library,
+)
 from playsuite.runtimes.native_display import follow_window, release_server_grab
 from playsuite.runtimes.screen_settle import Settle
 from playsuite.runtimes.timeline import (
@@ -77,7 +85,8 @@ from playsuite.sandbox import (
 log = logging.getLogger(__name__)
 
 FAKETIME_LIB = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
-FAKETIME_FILE = "faketime.rc"  # in the sandbox scratch directory
+CLOCK_GUARD_FILE = "clock_guard.so"  # the guard's copy, in the scratch directory
+CLOCK_STATE_FILE = "clock.state"  # the offsets the guard reads, in the scratch directory
 MESA_CACHE_DIR = "/cache/mesa"  # where a worker's shared shader cache is bound
 POLL_S = 0.02
 TERM_GRACE_S = 1.5
@@ -106,6 +115,7 @@ class NativeRuntime(Runtime):
         self._scratch = options.workdir / "sandbox"
         self._stopped_at: float | None = None  # monotonic time of the last SIGSTOP
         self._stopped_total = 0.0  # wall seconds the game has spent stopped
+        self._clock: ClockState | None = None  # the offsets, for the clock guard
         self._running: list[int] = []  # the game's processes, as of the last resume
         self._t_game = 0.0
         self._pointer = (0, 0)
@@ -277,12 +287,18 @@ class NativeRuntime(Runtime):
         argv = [inside(program), *(inside(a) for a in self.game.args)]
 
         self._scratch.mkdir(parents=True, exist_ok=True)
-        self._write_offset(0.0)
+        try:  # our tool, not the game: a failure here is replayed on a rerun
+            guard = clock_guard_library()
+        except ClockGuardUnavailable as exc:
+            raise SandboxUnavailable(str(exc)) from exc
+        shutil.copyfile(guard, self._scratch / CLOCK_GUARD_FILE)
+        self._clock = ClockState(self._scratch / CLOCK_STATE_FILE, self._offset_spec(0.0))
         scratch_in = SCRATCH_DIR if sandboxed else str(self._scratch)
         env = {
             "DISPLAY": display,
-            "LD_PRELOAD": FAKETIME_LIB,
-            "FAKETIME_TIMESTAMP_FILE": f"{scratch_in}/{FAKETIME_FILE}",
+            "LD_PRELOAD": f"{scratch_in}/{CLOCK_GUARD_FILE} {FAKETIME_LIB}",
+            STATE_ENV: f"{scratch_in}/{CLOCK_STATE_FILE}",
+            "FAKETIME": self._offset_spec(0.0),  # replaced by the guard at each resume
             "FAKETIME_NO_CACHE": "1",
             "FAKETIME_DISABLE_SHM": "1",
             "LP_NUM_THREADS": "1",
@@ -377,8 +393,8 @@ class NativeRuntime(Runtime):
 
     # -- the clock ----------------------------------------------------------------------------
 
-    def _write_offset(self, stopped_s: float) -> None:
-        """Tell libfaketime to hide ``stopped_s`` seconds (atomic: the game reads it any time).
+    def _offset_spec(self, stopped_s: float) -> str:
+        """libfaketime's setting that hides ``stopped_s`` seconds of stops.
 
         At speed ``r`` libfaketime shows a process ``start + offset + r * (now - start)``
         (``start``: when the process loaded it), so hiding the stops takes an offset of
@@ -387,11 +403,7 @@ class NativeRuntime(Runtime):
         rate = self.clock_rate
         offset = self._rate_base - rate * stopped_s
         # Once sped up, the rate is always written: libfaketime keeps the last one it read.
-        spec = f"{offset:+.6f}" if self._sped is None else f"{offset:+.6f} x{rate:g}"
-        path = self._scratch / FAKETIME_FILE
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(spec + "\n", encoding="ascii")
-        os.replace(tmp, path)
+        return f"{offset:+.6f}" if self._sped is None else f"{offset:+.6f} x{rate:g}"
 
     def _keep_up(self, frames: list[np.ndarray], seconds: float, skipped: int) -> None:
         """Fall back to real time, for good, when a sped-up game cannot keep up.
@@ -441,7 +453,8 @@ class NativeRuntime(Runtime):
         if self._stopped_at is not None:
             self._running = self._pids()  # nothing forks while stopped; scan before the clock
             self._stopped_total += time.monotonic() - self._stopped_at
-            self._write_offset(self._stopped_total)
+            if self._clock is not None:
+                self._clock.write(self._offset_spec(self._stopped_total))
             self._stopped_at = None
             procs.signal_all(self._running, signal.SIGCONT)
 
