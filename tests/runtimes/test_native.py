@@ -23,9 +23,11 @@ from playsuite.actions.canonical import Click, Hold, Key, Wait
 from playsuite.corpus import GameEntry, find_game
 from playsuite.runtimes import procs
 from playsuite.runtimes.base import GameFailure, RunStatus, RuntimeOptions
+from playsuite.runtimes.clock_guard import clock_guard_library
 from playsuite.runtimes.factory import make_runtime
 from playsuite.runtimes.native_runtime import NativeRuntime
 from playsuite.runtimes.xdisplay import VirtualDisplay, XClient, keysym_name
+from playsuite.sandbox import SandboxUnavailable
 
 from .conftest import games_cache
 
@@ -147,6 +149,25 @@ def test_threads_reading_the_clock_at_once_and_across_stops_never_see_a_stop(opt
     # whole hidden offset (up to 5 s) forward, or as much backward.
     assert max(t["forward"] for t in threads) < 0.8, threads
     assert max(t["backward"] for t in threads) < 0.01, threads
+
+
+def test_without_a_c_compiler_a_native_game_does_not_start_and_it_is_ours_to_fix(
+    options, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No clock guard, no trustworthy clock: the launch stops before the game runs, as a sandbox
+    failure (the episode's ``harness_error``, replayed on a rerun), not as the game's failure."""
+    before = live_descendants()
+    clock_guard_library.cache_clear()
+    monkeypatch.setenv("CC", "no-such-cc")
+    try:
+        with (
+            pytest.raises(SandboxUnavailable, match="no C compiler"),
+            make_runtime(program(), options()) as rt,
+        ):
+            rt.start()
+    finally:
+        clock_guard_library.cache_clear()
+    assert live_descendants() - before == set()  # nothing was started
 
 
 def test_input_reaches_the_window(options) -> None:
