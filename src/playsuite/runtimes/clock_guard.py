@@ -27,8 +27,9 @@ SOURCE = "clock_guard.c"
 #: Environment variable naming the state file, as the game sees it.
 STATE_ENV = "PLAYSUITE_CLOCK_STATE"
 #: The state file: the number of offsets written so far, then libfaketime's offset text (NUL
-#: padded); ``struct clock_state`` in clock_guard.c.
-STATE = struct.Struct("<Q56s")
+#: padded, at least one NUL); ``struct clock_state`` in clock_guard.c.
+SPEC_BYTES = 56
+STATE = struct.Struct(f"<Q{SPEC_BYTES}s")
 COMPILE_TIMEOUT_S = 120.0
 
 
@@ -79,7 +80,7 @@ class ClockState:
     def write(self, spec: str) -> None:
         """A new offset in libfaketime's syntax (``-12.500000``, ``-12.500000 x2``)."""
         text = spec.encode("ascii")
-        if len(text) >= STATE.size - 8:
+        if len(text) >= SPEC_BYTES:
             raise ValueError(f"clock offset too long for the guard: {spec!r}")
         self.count += 1
         fd = os.open(self.path, os.O_WRONLY)

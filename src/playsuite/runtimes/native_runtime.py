@@ -292,13 +292,14 @@ class NativeRuntime(Runtime):
         except ClockGuardUnavailable as exc:
             raise SandboxUnavailable(str(exc)) from exc
         shutil.copyfile(guard, self._scratch / CLOCK_GUARD_FILE)
-        self._clock = ClockState(self._scratch / CLOCK_STATE_FILE, self._offset_spec(0.0))
+        no_stops = self._offset_spec(0.0)
+        self._clock = ClockState(self._scratch / CLOCK_STATE_FILE, no_stops)
         scratch_in = SCRATCH_DIR if sandboxed else str(self._scratch)
         env = {
             "DISPLAY": display,
             "LD_PRELOAD": f"{scratch_in}/{CLOCK_GUARD_FILE} {FAKETIME_LIB}",
             STATE_ENV: f"{scratch_in}/{CLOCK_STATE_FILE}",
-            "FAKETIME": self._offset_spec(0.0),  # replaced by the guard at each resume
+            "FAKETIME": no_stops,  # replaced by the guard at each resume
             "FAKETIME_NO_CACHE": "1",
             "FAKETIME_DISABLE_SHM": "1",
             "LP_NUM_THREADS": "1",
