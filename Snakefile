@@ -19,16 +19,17 @@ configfile: "config/config.yaml"
 os.environ.update(PLAYSUITE_SOURCE=workflow.basedir)
 
 
-# playsuite's check first: one line per error, with spelling hints for unknown keys; then
-# Snakemake's, which fills the schema's defaults into the config.
+# playsuite's check first: one line per error, with spelling hints for unknown keys. A corpus set
+# to null in a --configfile is then removed (merging can only add or change keys), before
+# Snakemake's check fills the schema's defaults into the config (it cannot fill a null corpus).
 check_config(config, "config", source="the workflow configuration")
-validate(config, "config/schemas/config.schema.json")
-# A corpus set to null in a --configfile is removed (merging can only add or change keys).
 drop_removed_corpora(config)
+validate(config, "config/schemas/config.schema.json")
 
 
 include: "rules/common.smk"
 include: "rules/catalog.smk"
+include: "rules/survey.smk"
 include: "rules/play.smk"
 include: "rules/judge.smk"
 include: "rules/validation.smk"

@@ -10,23 +10,26 @@ CATALOG_GENRES = CATALOG.get("genres", "config/genres.yaml")
 CATALOG_HARM = CATALOG.get("harm") or {}
 CATALOG_DEBTAGS = CATALOG.get("debtag_genres", "config/catalog/debtag_genres.yaml")
 CATALOG_PYPI_RULES = CATALOG.get("pypi_rules", "config/catalog/pypi.yaml")
+CATALOG_NPM_RULES = CATALOG.get("npm_rules", "config/catalog/npm.yaml")
 CATALOG_IN = CatalogInputs(config, checkpoints, storage)
 
 
-# Registry indexes (debian: apt | a Packages file; pypi: a name list | a PyPI snapshot) are read
+# Registry indexes (debian: apt | a Packages file; pypi, npm: a name list | a snapshot) are read
 # here too; snapshot.json pins every source read (hashes, the apt Release dates) and
-# snapshot.Packages / snapshot.pypi.json are the excerpts the Debian / PyPI records came from:
-# name one as the corpus's debian / pypi source to reproduce them.
+# snapshot.Packages / snapshot.pypi.json / snapshot.npm.json are the excerpts the Debian / PyPI /
+# npm records came from: name one as the corpus's debian / pypi / npm source to reproduce them.
 rule catalog_ingest:
     input:
         unpack(CATALOG_IN.dumps),
         debtag_genres=CATALOG_DEBTAGS,
         pypi_rules=CATALOG_PYPI_RULES,
+        npm_rules=CATALOG_NPM_RULES,
     output:
         records=paths.catalog_file("{corpus}", "records.jsonl"),
         snapshot=paths.catalog_file("{corpus}", "snapshot.json"),
         excerpt=paths.catalog_file("{corpus}", "snapshot.Packages"),
         pypi_excerpt=paths.catalog_file("{corpus}", "snapshot.pypi.json"),
+        npm_excerpt=paths.catalog_file("{corpus}", "snapshot.npm.json"),
     log:
         paths.log("catalog", "{corpus}", "ingest"),
     conda:
@@ -35,7 +38,8 @@ rule catalog_ingest:
         PLAYSUITE_IMAGE
     params:
         indexes=CATALOG_IN.indexes,
-        pypi_lookups=CATALOG.get("pypi_lookups", 40),
+        pypi_lookups=CATALOG_IN.pypi_lookups,
+        npm_lookups=CATALOG_IN.npm_lookups,
     script:
         "../workflow/scripts/catalog_ingest.py"
 
@@ -86,11 +90,14 @@ checkpoint catalog_triage:
 # Launch dry-run: a candidate that passed triage is unpacked from its archive (a fresh triage of
 # the bytes first; quarantined archives never are) and started for real in the sandbox by the
 # runtimes' launch validator. Point a corpus's launch_results at results/catalog/{corpus}/launch
-# to gate the funnel on it (playsuite.catalog.launch; docs/catalog.md).
+# to gate the funnel on it (playsuite.catalog.launch; docs/catalog.md). A verdict depends on the
+# game's archive (or package and version, params) and the check, not on when the corpus's records
+# were last written: records and triage are ancient, so a survey's committed verdicts
+# (docs/catalog-survey.md) stay done in a fresh clone whose ingest ran again.
 rule catalog_launch:
     input:
-        records=paths.catalog_file("{corpus}", "records.jsonl"),
-        triage=paths.catalog_file("{corpus}", "triage.jsonl"),
+        records=ancient(paths.catalog_file("{corpus}", "records.jsonl")),
+        triage=ancient(paths.catalog_file("{corpus}", "triage.jsonl")),
         archive=CATALOG_IN.archive_of,
     output:
         paths.catalog_file("{corpus}", "launch/{game}.json"),
@@ -101,6 +108,8 @@ rule catalog_launch:
     params:
         timeout_s=CATALOG.get("launch", {}).get("timeout_s", 30),
         package=lambda w, input: input.archive or CATALOG_IN.package_of(w),
+        version=CATALOG_IN.version_of,
+        conformance=CATALOG_IN.conformance,
         games_dir=paths.catalog_file("{corpus}", "games"),
     script:
         "../workflow/scripts/catalog_launch.py"

@@ -17,6 +17,8 @@ APT_PACKAGES=(
   gcc libc6-dev  # builds the native runtime's clock guard (src/playsuite/runtimes/clock_guard.c)
   libgl1-mesa-dri mesa-utils
   libglib2.0-bin  # glib-compile-schemas: a GTK game's GSettings schemas, compiled at acquisition
+  dbus-daemon  # dbus-run-session: a session bus per native game (KDE games quit without one)
+  xfonts-base  # the X server's core fonts (fixed, 10x20, ...): Xlib games open them by name
   # Nothing per game: a Debian game's libraries and fonts come with its dependency closure
   # (results/games/.debian/, laid over /usr in its sandbox; docs/runtimes.md).
 )

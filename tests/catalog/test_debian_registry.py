@@ -38,7 +38,7 @@ GENRES = ROOT / "config/genres.yaml"
 EXPECTED = {  # package -> (stage, words of the reason); "" = kept
     "ltris": ("", ""),
     "supertux": ("", ""),  # joystick debtag only: supports a pad, plays by keyboard
-    "bucklespring": ("", ""),  # untagged, but links libx11
+    "bucklespring": ("not_a_game", "keyboard sound"),  # untagged, links libx11: a sound toy
     "solarwolf": ("", ""),
     "xgalaga": ("", ""),
     "xgalaga++": ("", ""),
@@ -158,7 +158,6 @@ def test_steps_to_a_corpus_table_with_a_pinned_snapshot(tmp_path: Path) -> None:
         "Puzzle",
     )
     assert rows["solarwolf"].runtime == "pygame"
-    assert rows["bucklespring"].genre is None  # no classifier configured: left unclassified
     funnel = list(csv.DictReader(Path(out["funnel_csv"]).read_text().splitlines()))
     stages = [r["stage"] for r in funnel]
     assert "server" in stages and "drag_only" not in stages  # only stages of the sources present

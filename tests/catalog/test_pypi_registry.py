@@ -27,7 +27,9 @@ from playsuite.catalog.genres import load_taxonomy
 from playsuite.catalog.pypi_entry import pypi_entry
 from playsuite.catalog.pypi_index import (
     PypiRules,
+    fetch_json,
     fetch_metadata,
+    look_up,
     prefilter,
     read_names,
     read_pypi,
@@ -191,6 +193,48 @@ def test_a_name_list_is_narrowed_looked_up_through_the_cache_and_pinned(
     # at most `lookups` candidates are asked about: the same seeded sample every time
     few, again = (read_pypi(names, rules, cache, lookups=4)[1] for _ in range(2))
     assert few["counts"]["looked_up"] == 4 and few["projects"] == again["projects"]
+
+
+def test_a_survey_looks_first_through_the_json_api_and_lists_every_candidate_left_out(
+    rules: PypiRules, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A whole-index survey (``first_look``) settles most candidates with PyPI's JSON API and
+    asks pip only about possible games; every candidate not kept is listed with why."""
+    from playsuite.catalog import pypi_index
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    xboing = next(
+        p for p in json.loads(SAMPLE.read_text())["projects"] if p["info"]["name"] == "xboing"
+    )
+    first = {"version": "1.0", "summary": "", "classifiers": []}
+    answers = {  # the JSON API's answers, as cached
+        "game-stats": {**first, "name": "game-stats", "requires_dist": ["numpy"]},
+        "xboing": {**first, "name": "xboing", "requires_dist": ["pygame>=2"]},
+        "old-game": {**first, "name": "old-game", "requires_dist": None},  # pip must tell
+    }
+    for name, answer in answers.items():
+        (cache / f"{name}.pypi-json").write_text(json.dumps(answer))
+    (cache / "gone-game.pypi-missing").write_text("HTTP 404\n")
+    (cache / "xboing.json").unlink(missing_ok=True)
+    asked: list[str] = []
+
+    def pip_report(name: str, cache: Path, **kwargs: object) -> bytes | None:
+        asked.append(name)
+        return json.dumps(_report(xboing)).encode() if name == "xboing" else None
+
+    monkeypatch.setattr(pypi_index, "fetch_metadata", pip_report)
+    names = ["game-stats", "xboing", "old-game", "gone-game"]
+    kept, counts, left = look_up(names, cache, rules, first_look=True)
+    assert sorted(asked) == ["old-game", "xboing"]  # the JSON API settled the other two
+    assert [p["info"]["name"] for p in kept] == ["xboing"] and counts["kept"] == 1
+    outcomes = {item["name"]: item["outcome"] for item in left}
+    assert outcomes == {
+        "game-stats": "not a game",
+        "old-game": "not installable",
+        "gone-game": "not on PyPI",
+    }
+    assert fetch_json("game-stats", cache) == answers["game-stats"]  # from the cache, no network
 
 
 def test_steps_to_a_corpus_table_with_a_pinned_snapshot(tmp_path: Path) -> None:

@@ -90,7 +90,12 @@ def engine_url(
     log = root / "engine.log"
     with open(log, "wb") as out:
         proc = subprocess.Popen(
-            argv, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True
+            # its own process group but this session: as VLLMServer does (docs/inference.md)
+            argv,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=env,
+            process_group=0,
         )
     url = f"http://127.0.0.1:{port}"
     try:

@@ -32,6 +32,7 @@ from playsuite.inference import (
     VLLMServer,
     user_message,
 )
+from playsuite.inference.deadline_http import DeadlineHTTP
 from playsuite.processes import group_alive
 from playsuite.registry import Preset
 from playsuite.runtimes.acquire import acquire
@@ -110,8 +111,10 @@ def test_a_timeout_is_a_typed_failure_and_the_server_keeps_serving(
     server: VLLMServer, preset: Preset, client: InferenceClient
 ) -> None:
     # One attempt and no recovery: the typed failure of a single timed-out request. ignore_eos
-    # (a vLLM sampling option) makes the request really ask for 4,000 tokens. This test once
-    # saw an answer inside the timeout (cause unknown); the message below says what came back.
+    # (a vLLM sampling option) makes the request really ask for 4,000 tokens; the timeout is a
+    # deadline for the whole request, which the server must then abort (docs/inference.md,
+    # "Deadlines").
+    generated_before = engine_counts(server)["generated"]
     started = time.monotonic()
     with InferenceClient.for_preset(preset, server.uds, retry=RetryPolicy(attempts=1)) as once:
         try:
@@ -129,7 +132,41 @@ def test_a_timeout_is_a_typed_failure_and_the_server_keeps_serving(
                 f"{answer.usage}, latency {answer.latency_s:.3f} s, attempts {answer.attempts}"
             )
     assert time.monotonic() - started < 60
+    # vLLM saw the connection close and aborted the request: nothing runs, no token is being
+    # generated, and far fewer than the 4,000 asked for were.
+    counts = settled_engine_counts(server)
+    assert counts["running"] == 0, counts
+    assert counts["generated"] - generated_before < 4000, (generated_before, counts)
     assert client.chat([user_message("again")], max_tokens=4).usage["completion_tokens"] >= 1
+
+
+def engine_counts(server: VLLMServer) -> dict[str, float]:
+    """The engine's Prometheus counters this test needs: requests running now, and generation
+    tokens produced since the server started."""
+    with DeadlineHTTP(uds=server.uds) as http:
+        text = http.get("/metrics", timeout_s=10).text
+    counts = {"running": 0.0, "generated": 0.0}
+    for line in text.splitlines():
+        name = line.split("{", 1)[0].split(" ", 1)[0]
+        if name == "vllm:num_requests_running":
+            counts["running"] += float(line.rsplit(" ", 1)[1])
+        elif name == "vllm:generation_tokens_total":
+            counts["generated"] += float(line.rsplit(" ", 1)[1])
+    return counts
+
+
+def settled_engine_counts(server: VLLMServer, within_s: float = 30.0) -> dict[str, float]:
+    """The counts once two reads a second apart agree and nothing runs (an aborted request
+    leaves the engine's queue at its next step), or the last read after ``within_s``."""
+    deadline = time.monotonic() + within_s
+    last = engine_counts(server)
+    while time.monotonic() < deadline:
+        time.sleep(1.0)
+        now = engine_counts(server)
+        if now == last and now["running"] == 0:
+            return now
+        last = now
+    return last
 
 
 def test_a_refused_request_is_a_request_error_not_a_retry(client: InferenceClient) -> None:

@@ -8,7 +8,9 @@ its unplayed episodes for a rerun, instead of each remaining game waiting out it
 
 from __future__ import annotations
 
+import shutil
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -68,3 +70,33 @@ def test_a_spent_restart_budget_ends_the_shard_at_once(tmp_path: Path) -> None:
     left = [line for line in result.stderr.splitlines() if "left for a rerun" in line]
     assert len(left) == len(games) and all("model server gone" in line for line in left), left
     assert not (runs / "shards" / "s0000.tsv").exists()
+
+
+@pytest.mark.slow
+def test_the_wall_limit_holds_while_the_model_trickles_its_answer(tmp_path: Path) -> None:
+    """The model server sends its answer a byte every 0.2 s (about a minute in all): each read
+    returns at once, so only a deadline on the whole request ends it. The episode's wall limit is
+    6 s: it ends as ``timeout`` near 6 s, not when the answer is done."""
+    import dataclasses
+
+    from playsuite.agents.served import ServedModelPolicy
+    from playsuite.inference import InferenceClient, VLLMServer
+    from playsuite.registry import load_registry
+
+    preset = load_registry().preset(SERVED)
+    sockets = Path(tempfile.mkdtemp(prefix="psw-", dir="/tmp"))  # short: a socket path
+    uds = str(sockets / "m.sock")
+    argv = standin_argv(uds, model=SERVED, trickle_s=0.2)
+    spec = hung_game_spec(tmp_path, slice_timeout_s=30.0, wall_timeout_s=6.0)
+    spec = dataclasses.replace(spec, preset=preset)
+    with (
+        VLLMServer(argv, uds, ready_timeout_s=30) as server,
+        InferenceClient.for_preset(preset, server.uds) as client,
+    ):
+        started = time.monotonic()
+        meta = run_episode(spec, ServedModelPolicy(preset, client), make_runtime)
+        elapsed = time.monotonic() - started
+    assert meta["status"] == "timeout" and meta["steps"] == 0, meta
+    assert "waiting for the answer to step 0" in meta["error"], meta["error"]
+    shutil.rmtree(sockets, ignore_errors=True)
+    assert elapsed < 20, f"the episode ran {elapsed:.0f} s past its 6 s limit"

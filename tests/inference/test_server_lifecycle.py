@@ -144,6 +144,7 @@ def test_a_late_health_answer_is_not_a_hang(standin):
     server = standin({"health_timeout_s": 0.3, "hang_after_s": 8.0, "max_restarts": 1})
     pid = server.pid
     os.kill(pid, signal.SIGSTOP)
+    assert procs.await_stopped([pid], timeout_s=10.0)  # kill() returns before it has stopped
     threading.Timer(1.5, os.kill, args=(pid, signal.SIGCONT)).start()
     started = time.monotonic()
     server.ensure_healthy()

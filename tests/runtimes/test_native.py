@@ -118,10 +118,11 @@ def test_stopped_between_slices_and_slices_are_exact(options) -> None:
         assert len(frames) == round(0.5 * FPS)
         assert changed(frames[0], frames[-1]) > 0  # the clock bar grew during the slice
         assert rt.observe().t_game == pytest.approx(0.5)
-        # The game ran for the slice (wall time between SIGCONT and SIGSTOP; a busy machine adds
-        # a little) and its own clock moved by about that much (give or take scheduling delays
-        # of a loaded CI machine between reading our clock and the SIGCONT)...
-        assert 0.5 <= rt.last_slice_wall_s < 1.0
+        # The game ran for at least the slice (wall time between SIGCONT and SIGSTOP; a busy
+        # machine stretches it, so the upper bound only catches a slice that never stopped) and
+        # its own clock moved by no more than that (give or take scheduling delays between
+        # reading our clock and the SIGCONT)...
+        assert 0.5 <= rt.last_slice_wall_s < 5.0
         assert 0 < seen(opts)["t"] - t0 <= rt.last_slice_wall_s + 0.3
         time.sleep(2.0)
         rt.act([Wait()], 0.5)
@@ -131,24 +132,48 @@ def test_stopped_between_slices_and_slices_are_exact(options) -> None:
 
 
 @pytest.mark.slow
+def _steps_across_stops(threads: list[dict], stops: list[tuple[float, float]]):
+    """Each long faked step with the stopped time that surely lay between its two faked reads
+    (a stop that landed inside one read's bracket of kernel reads is not surely between)."""
+    for t in threads:
+        for first_from, first_to, second_from, second_to, step in t["long"]:
+            hidden = sum(max(0.0, min(b, second_from) - max(a, first_to)) for a, b in stops)
+            yield step, second_to - first_from, hidden
+
+
 def test_threads_reading_the_clock_at_once_and_across_stops_never_see_a_stop(options) -> None:
     """Three threads read the monotonic clock without pause while the game is stopped and
     resumed: libfaketime alone hands some of them the unfaked time (threads re-reading its
     offset file at once) or a time mixed from both sides of a stop; with the clock guard no
-    thread's clock steps by anything near a stop."""
+    faked step is longer than the real time around it, none goes back, and none across a stop
+    keeps the stop in it. Each read is checked against the kernel's own clock, so a thread that
+    a busy machine leaves waiting (the faked clock then rightly moves on) fails nothing."""
     opts = options()
+    stops: list[tuple[float, float]] = []  # (from, to): the game was stopped all along
     with make_runtime(program(args=["/game/clock_threads.py"]), opts) as rt:
         rt.start()
-        for _ in range(5):
+        # At least five 1 s stops, and on until every thread has read a lot while running and
+        # three stops fell between two faked reads (where most of a stop lands depends on the
+        # machine's load: a thread waiting for the GIL waits inside one read's bracket).
+        for turn in range(30):
             rt.act([Wait()], 0.3)
-            time.sleep(1.0)  # stopped: the offset grows by at least this much each time
+            stopped = time.monotonic()
+            time.sleep(1.0)
+            stops.append((stopped, time.monotonic()))
+            threads = seen(opts)
+            crossed = sum(h > 0.5 for _, _, h in _steps_across_stops(threads, stops))
+            if turn >= 4 and crossed >= 3 and all(t["reads"] > 1000 for t in threads):
+                break
         rt.act([Wait()], 0.3)
         threads = seen(opts)
     assert all(t["reads"] > 1000 for t in threads), threads  # they did read, and at once
-    # A starved thread may wait a while between two reads; a leaked stop would add 1 s or the
-    # whole hidden offset (up to 5 s) forward, or as much backward.
-    assert max(t["forward"] for t in threads) < 0.8, threads
-    assert max(t["backward"] for t in threads) < 0.01, threads
+    assert max(t["backward"] for t in threads) < 0.001, threads
+    # a read of the unfaked time jumps forward by the whole hidden offset
+    assert max(t["excess"] for t in threads) < 0.001, threads
+    steps = list(_steps_across_stops(threads, stops))
+    assert sum(hidden > 0.5 for _, _, hidden in steps) >= 3, threads
+    for step, span, hidden in steps:  # a stop surely between two reads is not in their step
+        assert step <= span - hidden + 0.05, (step, span, hidden)
 
 
 def test_without_a_c_compiler_a_native_game_does_not_start_and_it_is_ours_to_fix(
@@ -290,6 +315,69 @@ def test_program_that_never_opens_a_window_fails_to_launch(options) -> None:
         rt.start()
     assert failure.value.status == RunStatus.LAUNCH_FAILED
     assert "no window here" in str(failure.value)
+
+
+def test_an_xlib_game_that_attaches_shared_memory_starts(options) -> None:
+    """The class of ballz: a game that uses MIT-SHM whenever the server offers it dies in a
+    sandbox of its own IPC namespace; the display does not offer it (docs/runtimes.md)."""
+    opts = options()
+    game = program(id="desktop-window", args=["/game/desktop_window.py", "--shm"])
+    with make_runtime(game, opts) as rt:
+        rt.start()
+        rt.act([Wait()], 0.2)
+    assert seen(opts) == {"shm": "absent"}
+
+
+def test_a_game_that_needs_a_session_bus_starts(options) -> None:
+    """The class of kollision: KDE games quit at start without a D-Bus session bus; each native
+    game gets one of its own, inside its sandbox."""
+    opts = options()
+    game = program(id="desktop-window", args=["/game/desktop_window.py", "--bus"])
+    with make_runtime(game, opts) as rt:
+        rt.start()
+        rt.act([Wait()], 0.2)
+    assert seen(opts)["bus"].startswith("unix:")
+
+
+def test_a_game_that_makes_its_folders_on_first_start_starts(options) -> None:
+    """The class of adonthell and nestopia: on first start a game makes its folder inside each
+    XDG base folder with one mkdir, and quits when the base folder is missing; the sandbox's
+    fresh home has them, as a desktop account does."""
+    opts = options()
+    game = program(id="desktop-window", args=["/game/desktop_window.py", "--first-run"])
+    with make_runtime(game, opts) as rt:
+        rt.start()
+        rt.act([Wait()], 0.2)
+    assert len(seen(opts)["made"]) == 4
+
+
+def test_a_window_placed_partly_off_the_screen_is_moved_onto_it(options) -> None:
+    """The class of marsshooter and transcend: with no window manager a game's own placement
+    can leave part of its window off the screen, and its frames came out clipped (390 of 540
+    rows). The window is moved to the screen's corner; every frame is the whole window."""
+    opts = options()
+    at = {"env": {"SDL_VIDEO_WINDOW_POS": "1500,940"}}  # of the 1600x1000 display: 100x60 shown
+    game = program(id="desktop-window", args=["/game/desktop_window.py"], options=at)
+    with make_runtime(game, opts) as rt:
+        first = rt.start()
+        frames = rt.act([Wait()], 0.2)
+    assert first.frame.shape == (240, 320, 3)
+    assert all(f.shape == (240, 320, 3) for f in frames)
+
+
+def test_a_game_that_quits_on_its_very_first_start_is_started_again(options) -> None:
+    """The class of a native game that crashes at launch on the first try and runs on the
+    second: one more start in the same home, noted in the game's log; a game that exits
+    before its window every time still fails (test above)."""
+    opts = options()
+    game = program(id="desktop-window", args=["/game/desktop_window.py", "--setup-then-quit"])
+    with make_runtime(game, opts) as rt:
+        rt.start()
+        rt.act([Wait()], 0.2)
+        assert rt.launch_restarts == 1  # type: ignore[attr-defined]
+    assert seen(opts) == {"settings": "/scratch/home/.desktop-window.conf"}
+    log = (opts.workdir / "game.log").read_text()
+    assert "start the game again" in log and "the first start exited (2)" in log
 
 
 # -- the local corpus's native games ---------------------------------------------------------

@@ -185,3 +185,15 @@ def test_gym_env(acquired, tmp_path) -> None:
         assert not env.action_space.contains([{"kind": "fly"}])
     finally:
         env.close()
+
+
+def test_a_game_that_sets_its_own_mouse_cursor_plays(acquired, run_options) -> None:
+    """The class of pysiogame: pygame's offscreen driver has no cursors and set_cursor raises;
+    the host keeps the game's cursor choice and lets it play (the pointer is not in the frames
+    of any driver)."""
+    game = fixture_game("cursor_game")
+    with make_runtime(game, run_options(acquired(game))) as rt:
+        rt.start()
+        before = rt.observe().frame
+        frames = rt.act([Hold(("right",), 0.5)], 0.5)
+    assert len(frames) == 15 and not np.array_equal(frames[-1], before)

@@ -11,7 +11,7 @@ step_ingest(
     {
         k: v
         for k, v in snakemake.input.items()
-        if k not in indexes and k not in ("debtag_genres", "pypi_rules")
+        if k not in indexes and k not in ("debtag_genres", "pypi_rules", "npm_rules")
     },
     snakemake.output.records,
     indexes=indexes,
@@ -22,5 +22,10 @@ step_ingest(
         "rules": snakemake.input.pypi_rules,
         "excerpt": snakemake.output.pypi_excerpt,
         "lookups": snakemake.params.pypi_lookups,
+    },
+    npm={
+        "rules": snakemake.input.npm_rules,
+        "excerpt": snakemake.output.npm_excerpt,
+        "lookups": snakemake.params.npm_lookups,
     },
 )

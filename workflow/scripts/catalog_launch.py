@@ -14,5 +14,6 @@ with open(snakemake.log[0], "w") as log:
         timeout_s=snakemake.params.timeout_s,
         log=log,
         games_dir=snakemake.params.games_dir,  # shared by the corpus's launch jobs
+        conformance=snakemake.params.conformance,  # the corpus's check: conformance
     )
     log.write(json.dumps(result) + "\n")

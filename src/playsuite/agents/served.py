@@ -50,9 +50,11 @@ class ServedModelPolicy:
             images += [e.frame for e in request.history if e.frame is not None]
         images.append(request.frame)
         started = time.perf_counter()
-        timeout_s = None  # the client's own
-        if request.wall_left_s is not None:  # the episode's wall limit also bounds the model
-            timeout_s = max(MIN_REQUEST_S, min(self.client.timeout_s, request.wall_left_s))
+        # The episode's wall limit is the step's budget: its attempts and their waits all come
+        # out of it (each attempt also ends by the client's own timeout).
+        budget_s = None
+        if request.wall_left_s is not None:
+            budget_s = max(MIN_REQUEST_S, request.wall_left_s)
         messages = [system_message(request.system)] if request.system else []
         for turn in request.memory:
             note = f"Screenshot of step {turn.step} (game time {turn.t_game:.1f} s)."
@@ -69,7 +71,7 @@ class ServedModelPolicy:
         result = self.client.chat(
             messages,
             seed=self.seed + request.step,
-            timeout_s=timeout_s,
+            timeout_s=budget_s,
             extra_body=extra,
         )
         info: dict[str, Any] = {

@@ -199,7 +199,8 @@ def final_decisions(
             if launch is not None and result is None:
                 raise ValueError(f"{game.id}: no launch-validation result")
             decision = launch_exclusion(game, result, manual)
-            known = result is not None or game.source != "pypi"  # PyPI: in its wheel, found
+            # PyPI, npm: the entry is in the wheel / the package, found by the launch check
+            known = result is not None or game.source not in ("pypi", "npm")
             if decision.kept and known and not game_entry_point(game, triage[game.id], result):
                 decision = Decision(game.id, game.source, "launch", "no entry point known")
         out[game.id] = decision
@@ -254,18 +255,19 @@ def step_ingest(
     snapshot: str | Path | None = None,
     excerpt: str | Path | None = None,
     pypi: dict[str, Any] | None = None,
+    npm: dict[str, Any] | None = None,
 ) -> None:
     """All sources of a corpus into one normalised ``records.jsonl``; ids unique across sources.
-    ``indexes`` are registry sources (``{"debian": "apt" | Packages file, "pypi": ...}``, and
-    ``pypi`` the PyPI ingest's settings); with ``snapshot`` the sources read are pinned there
-    (playsuite.catalog.registry)."""
+    ``indexes`` are registry sources (``{"debian": "apt" | Packages file, "pypi": ...,
+    "npm": ...}``, and ``pypi``, ``npm`` the PyPI and npm ingests' settings); with ``snapshot``
+    the sources read are pinned there (playsuite.catalog.registry)."""
 
     games: list[RawGame] = []
     for source, path in dumps.items():
         games.extend(read_dump(path, source))
     if snapshot is not None:
         target = excerpt or Path(snapshot).with_suffix(".Packages")
-        found = ingest_indexes(indexes or {}, debtag_genres, snapshot, target, dumps, pypi)
+        found = ingest_indexes(indexes or {}, debtag_genres, snapshot, target, dumps, pypi, npm)
         games.extend(found)
     elif indexes:
         raise ValueError("registry indexes need a snapshot path")

@@ -38,6 +38,17 @@ NOT_A_GAME_ROLES = (
 )
 #: Name suffixes of the packages a game is split into besides its program.
 NOT_A_GAME_SUFFIXES = ("-data", "-common", "-doc", "-dbg", "-music", "-sounds", "-dev", "-l10n")
+#: Words of a package summary (its description's first line, the record's title) that make it a
+#: tool around games: "Development tools for creating SLUDGE adventure games", "convert PGN
+#: chess game files into webpages", "(ruleset tools)". A game's summary that mentions its own
+#: level editor ("... with a level editor") does not match: the words must lead the summary or
+#: name the package's whole purpose.
+TOOL_SUMMARY = re.compile(
+    r"^\s*(convert|development tools?|tools? for|editor for|level editor|map editor|"
+    r"screensavers?)\b|\b(devkit|ruleset tools|screensavers?|keyboard sound)\b|\(.*tools\)",
+    re.IGNORECASE,
+)
+GAME_WORD = re.compile(r"\b(games?|puzzles?|tic.?tac.?toe)\b", re.IGNORECASE)
 SERVER_NAME = re.compile(r"-(server|dedicated|dedicated-server|ded)$")
 #: Dependencies that draw a window: evidence of a GUI for a package without debtags.
 GUI_LIBRARY = re.compile(
@@ -45,6 +56,11 @@ GUI_LIBRARY = re.compile(
     r"libsfml|liballegro|libglfw|libglut|freeglut|libfltk|libwx|libclutter|libgdk|libcairo|"
     r"python3-pygame|python3-pyglet|python3-gi|python3-pyqt|python3-tk|love$|tk\d|libtk)"
 )
+
+
+def _summary(game: RawGame) -> str:
+    """The package's one-line summary (the first line of its description)."""
+    return game.description.split("\n", 1)[0]
 
 
 def _has(game: RawGame, tags: tuple[str, ...]) -> list[str]:
@@ -62,6 +78,15 @@ def not_a_game(game: RawGame) -> str | None:
     roles = _has(game, NOT_A_GAME_ROLES)
     if roles and "role::program" not in game.tags:
         return f"not a program ({', '.join(roles)})"
+    if "x11::screensaver" in game.tags:  # a program, but one that draws on the root window
+        return "a screensaver or desktop decoration (x11::screensaver)"
+    genres = [t for t in game.tags if t.startswith("game::")]
+    # bambam is game::arcade too, and blinken's summary calls it a memory game: both stay
+    if genres == ["game::toys"] and not GAME_WORD.search(_summary(game)):
+        return "a desktop toy (game::toys, no game genre, no game in its summary)"
+    summary = TOOL_SUMMARY.search(_summary(game))
+    if summary:
+        return f"a tool, not a game ({summary.group(0).strip()!r} in its summary)"
     # by name even when tagged role::program (asc-music is): the program is the package beside it
     suffix = next((s for s in NOT_A_GAME_SUFFIXES if game.source_id.endswith(s)), None)
     if suffix:

@@ -26,6 +26,7 @@ from typing import Any
 
 from playsuite.catalog.debian_filters import DEBIAN_CHECKS
 from playsuite.catalog.ingest import RawGame, slug
+from playsuite.catalog.npm_filters import NPM_CHECKS
 from playsuite.catalog.pypi_filters import PYPI_CHECKS
 
 
@@ -87,9 +88,12 @@ class Decision:
 
 
 BOTH = ("itch", "pyweek")
-ALL = (*BOTH, "debian", "pypi")
+ALL = (*BOTH, "debian", "pypi", "npm")
 DEBIAN = ("debian",)
-REGISTRIES = ("debian", "pypi")
+REGISTRIES = ("debian", "pypi", "npm")
+#: npm has no ``no_gui`` stage: whether a package holds a page is known after unpacking it
+#: (playsuite.catalog.npm_filters)
+WINDOWED = ("debian", "pypi")
 STAGES: tuple[Stage, ...] = (
     Stage("rating", "metadata", BOTH, "rating above the threshold"),
     Stage("rating_count", "metadata", ("itch",), "enough ratings"),
@@ -101,10 +105,11 @@ STAGES: tuple[Stage, ...] = (
     Stage("python3", "metadata", ("pyweek",), "Python 3"),
     Stage("pygame", "metadata", ("pyweek",), "pygame only"),
     Stage("non_free", "metadata", REGISTRIES, "in Debian main / a free licence"),
+    Stage("too_big", "metadata", ("npm",), "unpacked size within the npm rules' limit"),
     Stage("not_a_game", "technical", ALL, "an interactive game"),
     Stage("server", "technical", REGISTRIES, "not a server package"),
     Stage("text_mode", "technical", REGISTRIES, "not a text/terminal game"),
-    Stage("no_gui", "technical", REGISTRIES, "has a GUI (X11 debtag, GUI library or classifier)"),
+    Stage("no_gui", "technical", WINDOWED, "has a GUI (X11 debtag, GUI library or classifier)"),
     Stage("network", "technical", REGISTRIES, "no network debtag / classifier / text"),
     Stage("multiplayer_only", "technical", ALL, "playable by one player"),
     Stage("gamepad_required", "technical", ALL, "no gamepad required"),
@@ -343,8 +348,8 @@ def _manual(game: RawGame, name: str, manual: dict[str, ManualExclusion]) -> str
 
 def _check(game: RawGame, name: str, settings: FilterSettings) -> str | None:
     """The stage's detector: a registry package's own (Debian: debtags, section; PyPI:
-    classifiers, requirements) first, then the text detector the stage shares with the dumps,
-    where there is one."""
+    classifiers, requirements; npm: the manifest's evidence) first, then the text detector the
+    stage shares with the dumps, where there is one."""
     own = _REGISTRY_CHECKS.get(game.source, {})
     if name in own:
         reason = own[name](game)
@@ -353,7 +358,7 @@ def _check(game: RawGame, name: str, settings: FilterSettings) -> str | None:
     return _CHECKS[name](game, settings)
 
 
-_REGISTRY_CHECKS = {"debian": DEBIAN_CHECKS, "pypi": PYPI_CHECKS}
+_REGISTRY_CHECKS = {"debian": DEBIAN_CHECKS, "pypi": PYPI_CHECKS, "npm": NPM_CHECKS}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -20,9 +20,10 @@ from typing import Any
 from playsuite.files import atomic_open
 
 SOURCES = ("itch", "pyweek")
-#: Sources read from a package registry's index (playsuite.catalog.debian_index, pypi_index)
-#: rather than a platform dump: the game is the registry's package, fetched by name, not an archive.
-REGISTRY_SOURCES = ("debian", "pypi")
+#: Sources read from a package registry's index (playsuite.catalog.debian_index, pypi_index,
+#: npm_index) rather than a platform dump: the game is the registry's package, fetched by name,
+#: not an archive.
+REGISTRY_SOURCES = ("debian", "pypi", "npm")
 
 
 class DumpError(ValueError):
@@ -34,7 +35,7 @@ class RawGame:
     """One game as its platform describes it, before any filter."""
 
     id: str  # catalog id: "{source}-{slug of the platform id}"
-    source: str  # itch | pyweek | debian | pypi
+    source: str  # itch | pyweek | debian | pypi | npm
     source_id: str
     title: str
     author: str = ""
@@ -51,7 +52,7 @@ class RawGame:
     nsfw: bool = False
     content_warnings: tuple[str, ...] = ()
     classification: str = "game"  # itch.io kind: game | tool | assets | comic | soundtrack | ...
-    made_with: tuple[str, ...] = ()
+    made_with: tuple[str, ...] = ()  # npm: the manifest's evidence (catalog.npm_filters)
     players: str = ""  # e.g. "1", "1-4", "2"
     multiplayer: tuple[str, ...] = ()  # e.g. "local-multiplayer", "server-based-networked"
     archive: str = ""  # mirror-relative path, absolute path, or URL

@@ -19,11 +19,15 @@ import shlex
 import shutil
 import stat
 import tempfile
+import time
+import traceback
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
 from playsuite.catalog.debian_index import runtime_options
 from playsuite.catalog.ingest import RawGame
+from playsuite.catalog.npm_entry import npm_entry
 from playsuite.catalog.pypi_entry import pypi_entry
 from playsuite.corpus import GameEntry
 from playsuite.records.episode import GAME_LOG_NAMES
@@ -172,9 +176,10 @@ def launch_candidate(
     base_dir: str | os.PathLike[str] | None = None,
     log: IO[str] | None = None,
     games_dir: str | os.PathLike[str] | None = None,
+    conformance: bool = False,
 ) -> dict[str, Any]:
     """Acquire ``game`` from ``package`` under ``work_dir`` (or ``games_dir``) and validate its
-    launch.
+    launch (with ``conformance``: the whole runtime contract, :func:`launch_row`).
 
     Returns the launch result (``game``, ``status``, ``ok``, ``error``, ``entry``, ``policy``,
     and the validator's measurements). Failures of the game or its archive are results, not
@@ -188,6 +193,7 @@ def launch_candidate(
         base_dir=base_dir,
         log=log,
         games_dir=games_dir,
+        conformance=conformance,
     )
 
 
@@ -225,6 +231,8 @@ def launch_row(
         entry = debian_entry(acquired.files, row.package)
     if row.source == "pypi" and not entry:
         entry, args = pypi_entry(acquired.files, row.package, row.runtime)
+    if row.source == "npm" and not entry:
+        entry = npm_entry(acquired.files)
     if not entry and row.runtime == "native":
         entry = find_native_entry(acquired.files, executables)
     if entry != row.entry or args != row.args:
@@ -330,8 +338,11 @@ def step_launch(
     timeout_s: float = DEFAULT_TIMEOUT_S,
     log: IO[str] | None = None,
     games_dir: str | os.PathLike[str] | None = None,
+    conformance: bool = False,
 ) -> dict[str, Any]:
-    """Rule ``catalog_launch``: the dry-run of one candidate, written to ``out`` atomically.
+    """Rule ``catalog_launch``: the dry-run of one candidate, written to ``out`` atomically,
+    with the UTC date it was ``checked`` on, its ``wall_s`` and which ``check`` it was
+    (``launch``, or ``conformance``: the whole runtime contract; a corpus's ``check`` key).
 
     The game is unpacked under ``games_dir`` (default: a temporary folder next to ``out``) and
     removed afterwards: the verdict is the product; the play stage acquires games it plays on its
@@ -353,6 +364,7 @@ def step_launch(
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{game_id}.launch-", dir=Path(out).parent))
     games = Path(games_dir) if games_dir else work / "games"
+    started = time.monotonic()
     try:
         result = launch_candidate(
             records_by_id[game_id],
@@ -362,9 +374,21 @@ def step_launch(
             timeout_s=timeout_s,
             log=log,
             games_dir=games,
+            conformance=conformance,
         )
+    except Exception as exc:  # a harness bug on one game is that game's result, named as such
+        if log is not None:
+            log.write(traceback.format_exc())
+        result = _failed(game_id, records_by_id[game_id].runtime, f"{type(exc).__name__}: {exc}")
+        result["status"] = str(RunStatus.HARNESS_ERROR)
     finally:
         shutil.rmtree(work, ignore_errors=True)
         shutil.rmtree(game_root(games, game_id), ignore_errors=True)
+    result = {
+        **result,
+        "check": "conformance" if conformance else "launch",
+        "checked": datetime.now(UTC).date().isoformat(),
+        "wall_s": round(time.monotonic() - started, 1),
+    }
     write_json_atomic(out, result)
     return result

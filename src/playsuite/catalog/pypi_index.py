@@ -25,6 +25,8 @@ import json
 import random
 import re
 import sys
+import urllib.error
+import urllib.request
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -48,6 +50,8 @@ TIMEOUT_S = 60.0
 #: for this Python), as opposed to a network or index failure.
 NOT_INSTALLABLE = "No matching distribution found"
 WORKERS = 4
+JSON_API = "https://pypi.org/pypi/{name}/json"
+_HEADERS = {"User-Agent": "playsuite-catalog (registry survey)", "Accept": "application/json"}
 
 
 def normalise(name: str) -> str:
@@ -155,6 +159,51 @@ def fetch_metadata(name: str, cache: Path, *, timeout_s: float = TIMEOUT_S) -> b
     return done.stdout.encode()
 
 
+def fetch_json(name: str, cache: Path, *, timeout_s: float = TIMEOUT_S) -> dict[str, Any] | None:
+    """What PyPI's JSON API says of a project's latest release (name, version, summary,
+    classifiers, requires_dist), from ``cache`` when read before; ``None`` for a project PyPI
+    does not know (404, cached too). Other failures raise :class:`DumpError`.
+
+    This is the survey's cheap first look: one small HTTP request, no interpreter started. A
+    project it shows to be no game is not asked about through pip (about 1 s of CPU each).
+    """
+    hit, missing = cache / f"{name}.pypi-json", cache / f"{name}.pypi-missing"
+    if hit.is_file():
+        return dict(json.loads(hit.read_text(encoding="utf-8")))
+    if missing.is_file():
+        return None
+    request = urllib.request.Request(JSON_API.format(name=name), headers=_HEADERS)
+    try:
+        with urllib.request.urlopen(request, timeout=timeout_s) as response:
+            info = json.loads(response.read())["info"]
+    except urllib.error.HTTPError as exc:
+        if exc.code != 404:
+            raise DumpError(f"PyPI's JSON API failed for {name}: HTTP {exc.code}") from exc
+        cache.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(missing, f"HTTP {exc.code}\n")
+        return None
+    except (OSError, ValueError, KeyError) as exc:
+        raise DumpError(f"PyPI's JSON API failed for {name}: {exc}") from exc
+    keep = ("name", "version", "summary", "classifiers", "requires_dist")
+    first = {key: info.get(key) for key in keep}
+    cache.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(hit, json.dumps(first, sort_keys=True))
+    return first
+
+
+def no_game_by_json(first: dict[str, Any], rules: PypiRules) -> str:
+    """Why the JSON API's look shows a project to be no pygame game (the ingest's test on the
+    latest release), or ``""`` when pip must tell: a games topic, a pygame requirement, or no
+    requirements listed at all (old uploads list none; their wheel's metadata may)."""
+    classifiers = first.get("classifiers") or ()
+    if any(c.startswith(GAMES_TOPIC) for c in classifiers):
+        return ""
+    requires = first.get("requires_dist")
+    if requires is None or any(lib in requirement_names(requires) for lib in rules.libraries):
+        return ""
+    return "requires no pygame and has no Games topic"
+
+
 def requirement_names(requires_dist: Iterable[str] | None) -> tuple[str, ...]:
     """Normalised names of the requirements that are not only for an extra."""
     out: list[str] = []
@@ -205,25 +254,57 @@ def is_kept(project: dict[str, Any], rules: PypiRules) -> bool:
 
 
 def look_up(
-    candidates: list[str], cache: Path, rules: PypiRules, *, workers: int = WORKERS
-) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    candidates: list[str],
+    cache: Path,
+    rules: PypiRules,
+    *,
+    workers: int = WORKERS,
+    first_look: bool = False,
+) -> tuple[list[dict[str, Any]], dict[str, int], list[dict[str, str]]]:
     """Read each candidate's metadata (``workers`` at a time) and keep the games; the kept
-    projects' excerpts in candidate order and the counts of what happened."""
+    projects' excerpts in candidate order, the counts of what happened, and the candidates
+    left out, each with its ``outcome`` and ``detail`` (the survey's table lists them too).
 
-    def one(name: str) -> dict[str, Any] | None:
+    With ``first_look`` a candidate pip was not asked about before is first looked at through
+    PyPI's JSON API (:func:`fetch_json`), and pip is asked only when that does not settle it.
+    """
+
+    def one(name: str) -> tuple[dict[str, Any] | None, dict[str, str] | None]:
+        reported = (cache / f"{name}.json").is_file() or (cache / f"{name}.missing").is_file()
+        if first_look and not reported:
+            first = fetch_json(name, cache)
+            if first is None:
+                return None, _left(name, "", "not on PyPI", "PyPI's JSON API: 404")
+            reason = no_game_by_json(first, rules)
+            if reason:
+                return None, _left(name, str(first.get("version") or ""), "not a game", reason)
         data = fetch_metadata(name, cache)
         if data is None:
-            return None
-        return excerpt(json.loads(data), hashlib.sha256(data).hexdigest())
+            detail = "no wheel of it installs here (pip: No matching distribution found)"
+            return None, _left(name, "", "not installable", detail)
+        project = excerpt(json.loads(data), hashlib.sha256(data).hexdigest())
+        if not is_kept(project, rules):
+            version = str(project["info"].get("version") or "")
+            return None, _left(name, version, "not a game", "requires no pygame, no Games topic")
+        return project, None
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         found = list(pool.map(one, candidates))
-    projects = [p for p in found if p is not None]
-    kept = [p for p in projects if is_kept(p, rules)]
+    kept = [p for p, _ in found if p is not None]
+    left = [out for _, out in found if out is not None]
     # a project pip cannot install here (no such project, no release for this Python) is
     # not installable: its report is missing
-    counts = {"looked_up": len(candidates), "installable": len(projects), "kept": len(kept)}
-    return kept, counts
+    not_installable = sum(1 for out in left if out["outcome"] in ("not installable", "not on PyPI"))
+    counts = {
+        "looked_up": len(candidates),
+        "installable": len(candidates) - not_installable,
+        "kept": len(kept),
+    }
+    return kept, counts, left
+
+
+def _left(name: str, version: str, outcome: str, detail: str) -> dict[str, str]:
+    return {"name": name, "version": version, "outcome": outcome, "detail": detail}
 
 
 # ------------------------------------------------------------------------------------ records
@@ -277,10 +358,17 @@ def read_snapshot(path: str | Path) -> dict[str, Any] | None:
 
 
 def read_pypi(
-    location: str | Path, rules: PypiRules, cache: str | Path, lookups: int, seed: int = 0
+    location: str | Path,
+    rules: PypiRules,
+    cache: str | Path,
+    lookups: int,
+    seed: int = 0,
+    first_look: bool = False,
 ) -> tuple[list[RawGame], dict[str, Any]]:
     """Records of the games a snapshot pins, or that a name list yields through the registry;
-    and the snapshot that reproduces them (``read_at``, counts per step, the projects)."""
+    and the snapshot that reproduces them (``read_at``, counts per step, the projects, and the
+    candidates ``left_out`` with why). ``first_look``: see :func:`look_up` (a survey of the
+    whole index sets it)."""
     if not Path(location).is_file():
         raise DumpError(f"PyPI name list or snapshot not found: {location}")
     pinned = read_snapshot(location)
@@ -292,7 +380,7 @@ def read_pypi(
         chosen = candidates
         if lookups and len(candidates) > lookups:
             chosen = sorted(random.Random(seed).sample(candidates, lookups), key=candidates.index)
-        projects, counts = look_up(chosen, Path(cache), rules)
+        projects, counts, left = look_up(chosen, Path(cache), rules, first_look=first_look)
         snapshot = {
             "format": SNAPSHOT_FORMAT,
             "read_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -301,6 +389,7 @@ def read_pypi(
             "counts": {"names": len(names), "candidates": len(candidates), **counts},
             "sample": {"lookups": lookups, "seed": seed},
             "projects": projects,
+            "left_out": left,
         }
     return [record(p, rules) for p in projects], snapshot
 

@@ -1,13 +1,13 @@
 """Registry sources in the curation steps: ingest of an index with its snapshot, and triage.
 
-A registry game (Debian or PyPI; see ``REGISTRY_SOURCES``) differs from a dump's game in two
+A registry game (Debian, PyPI or npm; see ``REGISTRY_SOURCES``) differs from a dump's game in two
 places. It has no archive to fetch and scan: its ``package`` is the registry's name, fetched by
 the runtimes' acquisition (apt verifies the signed index, so nothing is quarantined), and its
 triage row records that instead of a scan -- the manual ``triage`` exclusions still apply. And its
 index changes daily, so the ingest writes ``snapshot.json`` (what was read, when, with hashes) and
 the excerpt of the index the records came from (Debian: ``snapshot.Packages``; PyPI:
-``snapshot.pypi.json``); naming that excerpt as the corpus's index later reproduces the same
-records.
+``snapshot.pypi.json``; npm: ``snapshot.npm.json``); naming that excerpt as the corpus's index
+later reproduces the same records.
 """
 
 from __future__ import annotations
@@ -20,6 +20,10 @@ from typing import Any
 from playsuite.catalog.debian_index import GenreTable, read_debian, snapshot_entry, write_excerpt
 from playsuite.catalog.filters import ArchiveFacts, ManualExclusion, archive_exclusion
 from playsuite.catalog.ingest import REGISTRY_SOURCES, RawGame
+from playsuite.catalog.npm_index import SNAPSHOT_FORMAT as NPM_FORMAT
+from playsuite.catalog.npm_index import NpmRules, read_npm
+from playsuite.catalog.npm_index import snapshot_entry as npm_snapshot_entry
+from playsuite.catalog.npm_index import write_snapshot as write_npm_snapshot
 from playsuite.catalog.pypi_index import SNAPSHOT_FORMAT, PypiRules, read_pypi, write_snapshot
 from playsuite.catalog.pypi_index import snapshot_entry as pypi_snapshot_entry
 from playsuite.files import write_json_atomic
@@ -62,20 +66,25 @@ def ingest_indexes(
     excerpt: str | Path,
     dumps: dict[str, str],
     pypi: dict[str, Any] | None = None,
+    npm: dict[str, Any] | None = None,
 ) -> list[RawGame]:
     """Read the registry indexes of a corpus (``{"debian": "apt" | path, "pypi": name list |
-    snapshot}``), write the excerpts and ``snapshot.json`` (which also pins the dump files by
-    hash), return the records. ``pypi``: ``rules`` (catalog.pypi_rules), ``excerpt`` (default
-    ``snapshot.pypi.json`` beside ``snapshot``; look-ups are cached beside it in
-    ``pypi-reports/``) and ``lookups``, the most projects asked about (0: no limit)."""
-    pypi = pypi or {}
+    snapshot, "npm": name list | snapshot}``), write the excerpts and ``snapshot.json`` (which
+    also pins the dump files by hash), return the records. ``pypi``: ``rules``
+    (catalog.pypi_rules), ``excerpt`` (default ``snapshot.pypi.json`` beside ``snapshot``;
+    look-ups are cached beside it in ``pypi-reports/``) and ``lookups``, the most projects asked
+    about (0: no limit). ``npm``: the same keys (catalog.npm_rules, ``snapshot.npm.json``,
+    manifests cached in ``npm-manifests/``, catalog.npm_lookups)."""
+    pypi, npm = pypi or {}, npm or {}
     pypi_excerpt = pypi.get("excerpt") or Path(snapshot).with_suffix(".pypi.json")
+    npm_excerpt = npm.get("excerpt") or Path(snapshot).with_suffix(".npm.json")
     games: list[RawGame] = []
     entries: dict[str, Any] = {
         source: {"dump": path, "sha256": _file_sha256(path)} for source, path in dumps.items()
     }
     text = ""
     pinned: dict[str, Any] = {"format": SNAPSHOT_FORMAT, "projects": []}
+    npm_pinned: dict[str, Any] = {"format": NPM_FORMAT, "packages": []}
     for source, location in indexes.items():
         if source == "debian":
             found, text = read_debian(location, GenreTable.load(debtag_genres))
@@ -87,10 +96,18 @@ def ingest_indexes(
             rules = PypiRules.load(pypi["rules"])
             found, pinned = read_pypi(location, rules, cache, int(pypi.get("lookups") or 0))
             entries[source] = pypi_snapshot_entry(location, pinned, pypi_excerpt)
+        elif source == "npm":
+            if not npm.get("rules"):
+                raise ValueError("an npm source needs its rules (catalog.npm_rules)")
+            cache = Path(npm_excerpt).parent / "npm-manifests"
+            rules = NpmRules.load(npm["rules"])
+            found, npm_pinned = read_npm(location, rules, cache, int(npm.get("lookups") or 0))
+            entries[source] = npm_snapshot_entry(location, npm_pinned, npm_excerpt)
         else:
-            raise ValueError(f"unknown registry source {source!r}; known: debian, pypi")
+            raise ValueError(f"unknown registry source {source!r}; known: debian, pypi, npm")
         games.extend(found)
     write_excerpt(text, excerpt)
     write_snapshot(pinned, pypi_excerpt)
+    write_npm_snapshot(npm_pinned, npm_excerpt)
     write_json_atomic(snapshot, {"sources": entries})
     return games

@@ -517,6 +517,13 @@ def _play(
             outcome.stop_reason = "model_error"
             return
         except PolicyFailed as exc:
+            if clock.over():  # the answer did not come in what the episode had left (a deadline)
+                outcome.status = RunStatus.TIMEOUT
+                outcome.error = (
+                    f"episode exceeded its wall-clock limit of {limits.wall_timeout_s} s waiting "
+                    f"for the answer to step {agent.steps}: {exc}"
+                )
+                return
             raise InfrastructureError(str(exc)) from exc.__cause__
         except StopEpisode:  # a person ended the episode (the play page's End button)
             outcome.stop_reason = "agent"

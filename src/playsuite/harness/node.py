@@ -206,9 +206,12 @@ class _Workers:
         ctx = mp.get_context("spawn")
         self.tasks: Any = ctx.Queue()
         self.events: Any = ctx.Queue()
-        for game in todo:
-            self.tasks.put(game)
+        self.todo = todo
+        for index, game in enumerate(todo):
+            self.tasks.put((index, game))
         self.count = max(1, min(job.workers, len(todo))) if todo else 0
+        # The game each worker holds, by index into ``todo`` (-1: none); see worker_main.
+        self.claims: Any = ctx.Array("i", [-1] * self.count, lock=False)
         for _ in range(self.count):
             self.tasks.put(None)
         self.scratch = {w: owned_tempdir(f"w{w}") for w in range(self.count)}
@@ -220,13 +223,27 @@ class _Workers:
         self.procs = [
             ctx.Process(
                 target=worker_main,
-                args=(w, job, self.tasks, self.events, uds, self.scratch[w], self.limits),
+                args=(
+                    w,
+                    job,
+                    self.tasks,
+                    self.events,
+                    uds,
+                    self.scratch[w],
+                    self.claims,
+                    self.limits,
+                ),
                 daemon=True,
             )
             for w in range(self.count)
         ]
         for proc in self.procs:
             proc.start()
+
+    def held_by(self, worker: int) -> str | None:
+        """The game ``worker`` claimed and has not finished, even if its events were lost."""
+        index = self.claims[worker]
+        return self.todo[index].id if index >= 0 else None
 
     def close(self) -> None:
         stop_workers(self.procs)
@@ -257,10 +274,9 @@ def _collect(
                 if w not in exited and not proc.is_alive():
                     exited.add(w)  # died without saying goodbye (killed, segfault)
                     shutil.rmtree(workers.scratch[w], ignore_errors=True)
-                    if w in current:
-                        outcome.failures[current.pop(w)] = (
-                            f"worker died (exit code {proc.exitcode})"
-                        )
+                    held = current.pop(w, None) or workers.held_by(w)
+                    if held is not None and held not in outcome.summaries:
+                        outcome.failures[held] = f"worker died (exit code {proc.exitcode})"
             continue
         if kind == "start":
             current[worker] = game_id

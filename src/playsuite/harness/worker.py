@@ -5,7 +5,9 @@ down one worker, not the job. Each worker keeps its shared runtime resources (a 
 display, a Mesa cache: :class:`~playsuite.runtimes.resources.WorkerResources`) and one model
 client across its games, and reports ``(kind, worker, game, payload)`` events to the job:
 ``start``, ``step``, ``done`` (the episode's meta), ``infra`` (an infrastructure failure, the
-episode left for a rerun) and ``exit``.
+episode left for a rerun) and ``exit``. Events travel through a queue's feeder thread, so a worker
+killed outright can lose the last ones; the game a worker holds is therefore also written, before
+it is touched, into the job's shared claims array, which the job reads when a worker dies.
 """
 
 from __future__ import annotations
@@ -79,13 +81,14 @@ def worker_main(
     events: Any,
     uds: str | None,
     scratch_root: Path,
+    claims: Any,
     limits: JobLimits | None = None,
 ) -> None:  # runs in a child process
     die_with_parent()  # even a kill -9 of the runner takes its workers down
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
     raise_on_sigterm()  # SIGTERM unwinds: the game is closed, the scratch folder removed
     with contextlib.suppress(Terminated):
-        _worker_loop(worker, job, tasks, events, uds, scratch_root, limits)
+        _worker_loop(worker, job, tasks, events, uds, scratch_root, claims, limits)
 
 
 def _episode_spec(
@@ -165,14 +168,19 @@ def _worker_loop(
     events: Any,
     uds: str | None,
     scratch_root: Path,
+    claims: Any,
     limits: JobLimits | None = None,
 ) -> None:
+    """Play the queue's ``(index, game)`` tasks until its ``None``; ``claims[worker]`` holds the
+    index of the game in hand (``-1`` between games), written synchronously to shared memory."""
     clients: dict[str, Any] = {}
     resources = WorkerResources(
         scratch_root, sandbox=job.sandbox, apptainer_image=job.apptainer_image
     )
     try:
-        while (game := tasks.get()) is not None:
+        while (task := tasks.get()) is not None:
+            index, game = task
+            claims[worker] = index  # before anything of the game exists: a kill is attributed
             events.put(("start", worker, game.id, None))
             workdir = scratch_root / game.id
             workdir.mkdir(parents=True, exist_ok=True)
@@ -188,6 +196,7 @@ def _worker_loop(
                 )
             finally:
                 shutil.rmtree(workdir, ignore_errors=True)
+            claims[worker] = -1
     finally:
         resources.close()
         for client in clients.values():

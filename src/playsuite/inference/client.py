@@ -8,6 +8,11 @@ playsuite.inference.limits), retries transient failures with exponential backoff
 each answer's text together with token usage, latency and the failed attempts before it, so the
 harness can record model time separately from game time and what a hosted model cost.
 
+Every attempt ends by the client's ``timeout_s``, a deadline for the whole request rather than
+httpx's per-read limit (playsuite.inference.deadline_http: the request is cancelled and its
+connection closed, which makes vLLM abort it); a call's own ``timeout_s`` is the budget its
+attempts, the waits between them and a server recovery share (docs/inference.md, "Deadlines").
+
 Failures are sorted by whether retrying can help:
 
 * connection refused / socket missing / timeouts / 5xx / 429 / a garbled reply: retried, after
@@ -28,12 +33,13 @@ import random
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import httpx
 import jsonschema
+
+from playsuite.inference.deadline_http import DeadlineExceeded, DeadlineHTTP
 
 #: Sampling fields the client forwards from a preset's ``sampling`` block.
 SAMPLING_FIELDS: tuple[str, ...] = ("temperature", "max_tokens", "seed", "top_p")
@@ -130,7 +136,15 @@ def retry_after_s(value: str | None, now: float | None = None) -> float | None:
 class Pacer(Protocol):
     """Spaces request starts (playsuite.inference.limits.RequestPacer)."""
 
-    def wait(self) -> float: ...
+    def wait(self, latest: float | None = None) -> float | None: ...
+
+
+class Slots(Protocol):
+    """Bounds requests in flight: a ``threading`` or ``multiprocessing`` semaphore."""
+
+    def acquire(self, block: bool = True, timeout: float | None = None) -> bool: ...
+
+    def release(self) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -210,6 +224,10 @@ class _Retryable(Exception):
         self.retry_after = retry_after
 
 
+class _BudgetSpent(Exception):
+    """Internal: a call's budget (its ``timeout_s``) ran out before an answer."""
+
+
 class InferenceClient:
     """Thread-safe chat-completions client over a Unix socket.
 
@@ -224,6 +242,8 @@ class InferenceClient:
 
     ``slots`` replaces the client's own semaphore of ``max_concurrency`` (a process-shared one
     bounds all workers of a job together); ``pacer`` is waited on before every attempt.
+    ``timeout_s`` is the deadline of one attempt, from sending the request to the answer's last
+    byte; ``connect_timeout_s`` bounds the connect within it.
     """
 
     def __init__(
@@ -241,7 +261,7 @@ class InferenceClient:
         base_url: str | None = None,
         api_key: str | None = None,
         key_name: str | None = None,
-        slots: AbstractContextManager[Any] | None = None,
+        slots: Slots | None = None,
         pacer: Pacer | None = None,
     ) -> None:
         if max_concurrency < 1:
@@ -256,28 +276,23 @@ class InferenceClient:
         self.retry = retry or RetryPolicy()
         self.recover = recover
         self.max_concurrency = max_concurrency
-        self._slots: AbstractContextManager[Any] = slots or threading.BoundedSemaphore(
-            max_concurrency
-        )
+        self._slots: Slots = slots or threading.BoundedSemaphore(max_concurrency)
         self.pacer = pacer
         self.key_name = key_name
         self._rng = random.Random(seed)
         self._rng_lock = threading.Lock()
+        if timeout_s <= 0:
+            raise ValueError(f"timeout_s must be > 0, got {timeout_s}")
         self.timeout_s = timeout_s
-        self._timeout = httpx.Timeout(timeout_s, connect=connect_timeout_s)
         # vLLM serves the OpenAI API under /v1 of its socket; a hosted base_url already names it.
         self._api = "/v1" if base_url is None else ""
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else None
-        self._http = httpx.Client(
-            transport=httpx.HTTPTransport(uds=uds, retries=0)
-            if uds is not None
-            else httpx.HTTPTransport(retries=0),
+        self._http = DeadlineHTTP(
+            uds=uds,
             base_url="http://localhost" if base_url is None else base_url,
             headers=headers,
-            timeout=self._timeout,
-            limits=httpx.Limits(
-                max_connections=max_concurrency, max_keepalive_connections=max_concurrency
-            ),
+            max_connections=max_concurrency,
+            connect_timeout_s=connect_timeout_s,
         )
 
     @classmethod
@@ -324,21 +339,25 @@ class InferenceClient:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _sleep_backoff(self, retry: int, retry_after: float | None = None) -> None:
+    def _sleep_backoff(self, retry: int, retry_after: float | None, end: float | None) -> None:
+        """Wait before retry ``retry``; a wait that would outlast the call's budget (``end``, on
+        ``time.monotonic()``) is not begun: :class:`_BudgetSpent` at once."""
         with self._rng_lock:
             delay = self.retry.wait(retry, retry_after, self._rng)
+        if end is not None and time.monotonic() + delay >= end:
+            raise _BudgetSpent(f"the next attempt would start past it (a {delay:.2g} s wait)")
         time.sleep(delay)
 
     def health(self, timeout_s: float = 2.0) -> bool:
-        """True if ``GET /health`` answers 200 within ``timeout_s``."""
+        """True if ``GET /health`` answers 200 within ``timeout_s`` (a deadline)."""
         try:
-            return self._http.get("/health", timeout=timeout_s).status_code == 200
+            return self._http.get("/health", timeout_s=timeout_s).status_code == 200
         except httpx.HTTPError:
             return False
 
-    def models(self) -> list[str]:
-        """The model names the server serves (``GET /v1/models``)."""
-        response = self._http.get(f"{self._api}/models", timeout=10.0)
+    def models(self, timeout_s: float = 10.0) -> list[str]:
+        """The model names the server serves (``GET /v1/models``), within ``timeout_s``."""
+        response = self._http.get(f"{self._api}/models", timeout_s=timeout_s)
         if response.status_code != 200:
             raise InferenceRequestError(response.status_code, _error_message(response))
         return [entry["id"] for entry in response.json().get("data", [])]
@@ -378,7 +397,16 @@ class InferenceClient:
         extra_body: Mapping[str, Any] | None = None,
         timeout_s: float | None = None,
     ) -> ChatResult:
-        """Send one chat completion and return the first choice's text with usage and timing."""
+        """Send one chat completion and return the first choice's text with usage and timing.
+
+        ``timeout_s`` is this call's budget (default: none beyond the attempts): every attempt,
+        the waits between attempts, a wait for a free slot and a server recovery come out of it,
+        and each attempt also ends by the client's own ``timeout_s``. When the budget is spent
+        the call raises :class:`InferenceUnavailable` saying it timed out; nothing waits past it
+        but a server recovery already under way, which other workers wait on too.
+        """
+        if timeout_s is not None and timeout_s <= 0:
+            raise ValueError(f"timeout_s must be > 0, got {timeout_s}")
         body = self.build_body(
             messages,
             response_format=response_format,
@@ -388,41 +416,79 @@ class InferenceClient:
             seed=seed,
             top_p=top_p,
         )
-        timeout = self._timeout if timeout_s is None else httpx.Timeout(timeout_s, connect=5.0)
         started = time.perf_counter()
+        end = None if timeout_s is None else time.monotonic() + timeout_s
         last = ""
         failed: list[str] = []
         retry_after: float | None = None
-        for attempt in range(1, self.retry.attempts + 1):
-            if attempt > 1:
-                self._sleep_backoff(attempt - 1, retry_after)
-            try:
-                with self._slots:
-                    if self.pacer is not None:
-                        self.pacer.wait()
-                    t0 = time.perf_counter()
-                    response = self._attempt(body, timeout)
-                    latency = time.perf_counter() - t0
-                wall = time.perf_counter() - started
-                return self._result(response, latency, wall, attempt, tuple(failed))
-            except _Retryable as exc:
-                last = str(exc)
-                failed.append(last)
-                retry_after = exc.retry_after
-                if exc.server_down and self.recover is not None and attempt < self.retry.attempts:
-                    try:
-                        self.recover()
-                    except Exception as rec:  # the server cannot come back: stop retrying
-                        raise InferenceUnavailable(
-                            f"{last}; recovering the server failed: {rec}"
-                        ) from rec
+        try:
+            for attempt in range(1, self.retry.attempts + 1):
+                if attempt > 1:
+                    self._sleep_backoff(attempt - 1, retry_after, end)
+                try:
+                    response, latency = self._attempt_in_slot(body, end)
+                    wall = time.perf_counter() - started
+                    return self._result(response, latency, wall, attempt, tuple(failed))
+                except _Retryable as exc:
+                    last = str(exc)
+                    failed.append(last)
+                    retry_after = exc.retry_after
+                    if attempt < self.retry.attempts:
+                        self._recover_after(exc, last, end)
+        except _BudgetSpent as spent:
+            raise InferenceUnavailable(
+                f"timed out: the call's {timeout_s:g} s budget was spent after {len(failed)} "
+                f"failed attempt(s) on {self.where} ({spent}); last: {last or 'none'}"
+            ) from None
         raise InferenceUnavailable(
             f"no answer from {self.where} after {self.retry.attempts} attempt(s): {last}"
         )
 
-    def _attempt(self, body: dict[str, Any], timeout: httpx.Timeout) -> dict[str, Any]:
+    def _left(self, end: float | None) -> float:
+        """Seconds the next attempt may take: the client's per-attempt deadline, within the
+        call's budget (``end``); :class:`_BudgetSpent` when none is left."""
+        if end is None:
+            return self.timeout_s
+        left = end - time.monotonic()
+        if left <= 0:
+            raise _BudgetSpent("no time left for another attempt")
+        return min(self.timeout_s, left)
+
+    def _attempt_in_slot(
+        self, body: dict[str, Any], end: float | None
+    ) -> tuple[dict[str, Any], float]:
+        """One attempt inside a concurrency slot (waited for within the budget), after the pacer;
+        returns the reply and the attempt's latency."""
+        wait = None if end is None else max(0.0, end - time.monotonic())
+        if not self._slots.acquire(timeout=wait):
+            raise _BudgetSpent("every request slot stayed busy")
         try:
-            response = self._http.post(f"{self._api}/chat/completions", json=body, timeout=timeout)
+            if self.pacer is not None and self.pacer.wait(latest=end) is None:
+                raise _BudgetSpent("the request pacer had no start time left")
+            t0 = time.perf_counter()
+            response = self._attempt(body, self._left(end))
+            return response, time.perf_counter() - t0
+        finally:
+            self._slots.release()
+
+    def _recover_after(self, failure: _Retryable, reason: str, end: float | None) -> None:
+        """Ask the ``recover`` hook to bring the server back after a failure that suggests it is
+        down, unless the call's budget is already spent."""
+        if not failure.server_down or self.recover is None:
+            return
+        self._left(end)  # no recovery for a call that cannot try again
+        try:
+            self.recover()
+        except Exception as rec:  # the server cannot come back: stop retrying
+            raise InferenceUnavailable(f"{reason}; recovering the server failed: {rec}") from rec
+
+    def _attempt(self, body: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+        try:
+            response = self._http.post(
+                f"{self._api}/chat/completions", json=body, timeout_s=timeout_s
+            )
+        except DeadlineExceeded as exc:
+            raise _Retryable(f"timed out after {timeout_s:g} s: {exc}", server_down=True) from exc
         except (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError) as exc:
             raise _Retryable(f"connection failed: {exc!r}", server_down=True) from exc
         except httpx.TimeoutException as exc:

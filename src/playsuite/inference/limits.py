@@ -46,11 +46,17 @@ class RequestPacer:
             self._lock = ctx.Lock()
             self._next = ctx.Value("d", 0.0, lock=False)
 
-    def wait(self) -> float:
-        """Sleep until this caller's start time; returns that time (``time.monotonic()``)."""
+    def wait(self, latest: float | None = None) -> float | None:
+        """Sleep until this caller's start time; returns that time (``time.monotonic()``).
+
+        ``latest`` (a ``time.monotonic()`` value) is the last start the caller can use, its
+        request's deadline: a caller whose turn would come later books nothing (the turn stays
+        free for others) and gets None at once."""
         with self._lock:
             now = time.monotonic()
             start = max(now, self._next.value)
+            if latest is not None and start >= latest:
+                return None
             self._next.value = start + self.interval_s
         delay = start - now
         if delay > 0:

@@ -34,6 +34,7 @@ from typing import Any
 import httpx
 
 from playsuite.inference.command import server_env, vllm_serve_argv
+from playsuite.inference.deadline_http import DeadlineHTTP
 from playsuite.inference.engine import DEFAULT_VLLM, EngineUnavailable, resolve_vllm
 from playsuite.processes import die_with_parent, wait_group_gone
 
@@ -215,9 +216,7 @@ class VLLMServer:
         self._proc: subprocess.Popen[bytes] | None = None
         self._lock = threading.RLock()
         self._closed = False
-        self._http = httpx.Client(
-            transport=httpx.HTTPTransport(uds=self.uds), base_url="http://localhost"
-        )
+        self._http = DeadlineHTTP(uds=self.uds, max_connections=2)
 
     @classmethod
     def for_preset(
@@ -271,7 +270,7 @@ class VLLMServer:
         if self._closed or not _socket_is_live(self.uds):
             return False
         try:
-            response = self._http.get("/health", timeout=timeout_s or self.health_timeout_s)
+            response = self._http.get("/health", timeout_s=timeout_s or self.health_timeout_s)
         except httpx.HTTPError:
             return False
         return response.status_code == 200
@@ -282,7 +281,7 @@ class VLLMServer:
         if self._closed or not _socket_is_live(self.uds):
             return None
         try:
-            response = self._http.get("/version", timeout=timeout_s)
+            response = self._http.get("/version", timeout_s=timeout_s)
             value = response.json().get("version") if response.status_code == 200 else None
         except (httpx.HTTPError, ValueError, AttributeError):
             return None
@@ -330,7 +329,9 @@ class VLLMServer:
                         stderr=subprocess.STDOUT,
                         env=self.env,
                         cwd=self.cwd,
-                        start_new_session=True,  # own process group: stop() reaches every child
+                        # Its own process group, so stop() reaches every child, but not its
+                        # own session: see docs/inference.md, "Deadlines" (CPU share).
+                        process_group=0,
                         preexec_fn=die_with_parent,  # and a killed node job takes its server along
                     )
                 )

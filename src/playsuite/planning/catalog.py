@@ -9,6 +9,7 @@ without a running workflow.
 from __future__ import annotations
 
 import os
+from types import SimpleNamespace
 from typing import Any
 
 from playsuite.catalog.curate import (
@@ -33,6 +34,7 @@ class CatalogInputs:
         self.checkpoints = checkpoints
         self.storage = storage
         self._archive_maps: dict[tuple[str, str, int], dict[str, str]] = {}
+        self._versions: dict[tuple[str, int], dict[str, str]] = {}
 
     def corpus(self, wildcards: Any) -> dict[str, Any]:
         try:
@@ -90,6 +92,32 @@ class CatalogInputs:
                 return game.source_id
         raise ValueError(f"{wildcards.game} is not in {records}")
 
+    def version_of(self, wildcards: Any) -> str:
+        """A game's version in the records (a params value: a new release of a registry
+        package is checked again when Snakemake's params trigger sees it)."""
+        from playsuite.catalog.ingest import read_records
+
+        records = paths.catalog_file(wildcards.corpus, "records.jsonl")
+        versions = self._versions.setdefault(
+            (records, os.stat(records).st_mtime_ns),
+            {g.id: g.version or "" for g in read_records(records)},
+        )
+        return versions.get(wildcards.game, "")
+
+    def conformance(self, wildcards: Any) -> bool:
+        """Whether the corpus's launch jobs run the whole runtime contract (``check:``)."""
+        return self.corpus(wildcards).get("check", "launch") == "conformance"
+
+    def pypi_lookups(self, wildcards: Any) -> int:
+        """The corpus's ``pypi_lookups``, else the catalog's."""
+        corpus = self.corpus(wildcards)
+        return int(corpus.get("pypi_lookups", self.catalog.get("pypi_lookups", 40)))
+
+    def npm_lookups(self, wildcards: Any) -> int:
+        """The corpus's ``npm_lookups``, else the catalog's."""
+        corpus = self.corpus(wildcards)
+        return int(corpus.get("npm_lookups", self.catalog.get("npm_lookups", 40)))
+
     def archives(self, wildcards: Any) -> list[Any]:
         """Archives of the screened-in games: local paths, or URLs fetched by Snakemake storage
         (the snakemake-storage-plugin-http provider)."""
@@ -129,6 +157,11 @@ class CatalogInputs:
 
     def launch_files(self, wildcards: Any) -> list[str]:
         return list(self.launch_results(wildcards).values())
+
+    def survey_launch_files(self, wildcards: Any) -> list[str]:
+        """The check results of a registry's survey corpus (rule survey_table)."""
+        corpus = paths.SURVEY_CORPUS.format(source=wildcards.source)
+        return self.launch_files(SimpleNamespace(corpus=corpus))
 
     def launch_ids(self, wildcards: Any) -> list[str]:
         return list(self.launch_results(wildcards))

@@ -49,6 +49,10 @@ CATALOG = RESULTS + "/catalog"
 CATALOG_DIR = CATALOG + "/{corpus}"
 CATALOG_FILE = CATALOG_DIR + "/{name}"
 CATALOG_TABLE = CATALOG_DIR + "/games.tsv"
+#: The registry survey's tables, one per registry (playsuite.catalog.survey).
+SURVEY = CATALOG + "/survey"
+#: A registry's survey corpus: the catalog corpus whose stages the survey runs.
+SURVEY_CORPUS = "survey-{source}"
 TABLES = RESULTS + "/tables"
 FIGURES = RESULTS + "/figures"
 REPORT = RESULTS + "/report"
@@ -89,6 +93,7 @@ WILDCARDS = {
     "block": "s[0-9]{4}",  # an acquisition block (cut like a main run's shards)
     "judge": "[A-Za-z0-9._-]+",
     "ablation": "[a-z0-9][a-z0-9_-]*",
+    "source": "debian|pypi|npm",  # a registry of the survey
 }
 
 
@@ -305,6 +310,10 @@ _CATALOG_TABLE = re.compile(
 
 def catalog_file(corpus: str, name: str) -> str:
     return CATALOG_FILE.format(corpus=corpus, name=name)
+
+
+def survey_file(name: str) -> str:
+    return f"{SURVEY}/{name}"
 
 
 def catalog_table_corpus(path: str | os.PathLike[str]) -> str | None:

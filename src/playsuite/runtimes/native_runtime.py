@@ -88,6 +88,9 @@ FAKETIME_LIB = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
 CLOCK_GUARD_FILE = "clock_guard.so"  # the guard's copy, in the scratch directory
 CLOCK_STATE_FILE = "clock.state"  # the offsets the guard reads, in the scratch directory
 MESA_CACHE_DIR = "/cache/mesa"  # where a worker's shared shader cache is bound
+#: Gives the game a private D-Bus session bus that lives and dies with it (KDE games refuse to
+#: start without one: "kf.dbusaddons: DBus session bus not found"). Debian's dbus-daemon.
+DBUS_SESSION = "/usr/bin/dbus-run-session"
 POLL_S = 0.02
 TERM_GRACE_S = 1.5
 #: Input starts this long into a slice: events that arrive the moment a game wakes from SIGSTOP
@@ -100,6 +103,14 @@ MIN_DELIVERED = 0.5
 
 def _blank(frame: np.ndarray) -> bool:
     return bool((frame == frame[0, 0]).all())
+
+
+class _ExitedBeforeWindow(GameFailure):
+    """The game's process ended before it showed a window (its exit ``code``)."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(RunStatus.LAUNCH_FAILED, message)
+        self.code = code
 
 
 class NativeRuntime(Runtime):
@@ -122,6 +133,7 @@ class NativeRuntime(Runtime):
         self._keys_down = KeysDown()  # keys a live-mode hold left down between slices
         self.launch_s: float | None = None
         self.launch_phases: dict[str, float] = {}  # seconds from start(): window, first frame
+        self.launch_restarts = 0  # 1 when the first start exited before a window (start())
         self._t_launch = 0.0
         self._before: set[int] = set()  # windows on the display before the game started
         self.window_changes = 0  # times the game replaced its window (an SDL 1.2 mode change)
@@ -153,7 +165,18 @@ class NativeRuntime(Runtime):
             raise GameFailure(RunStatus.LAUNCH_FAILED, str(exc)) from exc
         before = self._before = {w.id for w in self._x.windows()}
         self._launch(display)
-        self._window = self._await_window(before)
+        try:
+            self._window = self._await_window(before)
+        except _ExitedBeforeWindow as first:
+            # Some games quit on their very first start, after setting up their profile in
+            # HOME (a default configuration, a save folder) or on a race of their own, and start
+            # on the second, as a player who starts them again sees. One more start, in the same
+            # home; a second exit is the game's failure.
+            self._end_process()
+            self.launch_restarts = 1
+            log.info("%s: %s; starting it again", self.game.id, first)
+            self._launch(display, note=f"playsuite: the first start exited ({first.code})")
+            self._window = self._await_window(before)
         self._stop()
         self._t_game = 0.0
         w, h = self.screen_size
@@ -267,7 +290,16 @@ class NativeRuntime(Runtime):
         self._own_display = VirtualDisplay(size=(max(size[0], 1024), max(size[1], 768))).start()
         return self._own_display.name
 
-    def _launch(self, display: str) -> None:
+    def _end_process(self) -> None:
+        """Reap a game that exited at launch (and anything it left) and close its log."""
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            proc.kill()
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+    def _launch(self, display: str, note: str = "") -> None:
         opts = self.game.options or {}
         game_dir = Path(self.options.game_dir).resolve()
         sandboxed = self.options.sandbox != "none"
@@ -285,6 +317,8 @@ class NativeRuntime(Runtime):
         if not (game_dir / entry).exists() and not entry.startswith("/"):
             raise GameFailure(RunStatus.LAUNCH_FAILED, f"entry not found: {game_dir / entry}")
         argv = [inside(program), *(inside(a) for a in self.game.args)]
+        if self.options.sandbox != "apptainer" and Path(DBUS_SESSION).exists():
+            argv = [DBUS_SESSION, "--", *argv]  # the host's /usr is the sandbox's base
 
         self._scratch.mkdir(parents=True, exist_ok=True)
         try:  # our tool, not the game: a failure here is replayed on a rerun
@@ -328,6 +362,8 @@ class NativeRuntime(Runtime):
             usr_layers=installed_layers(game_dir) if sandboxed else (),
         )
         self._log = open(self.options.workdir / "game.log", "a", encoding="utf-8")  # noqa: SIM115
+        if note:
+            self._log.write(f"{note}\n")
         self._log.write(f"$ {' '.join(argv)}\n")
         self._log.flush()
         try:
@@ -356,8 +392,8 @@ class NativeRuntime(Runtime):
         while True:
             code = self._proc.poll()
             if code is not None:
-                raise GameFailure(
-                    RunStatus.LAUNCH_FAILED,
+                raise _ExitedBeforeWindow(
+                    code,
                     f"the game exited with code {code} before showing a window; "
                     f"log: {self._log_tail()}",
                 )
@@ -366,6 +402,7 @@ class NativeRuntime(Runtime):
                     continue
                 self.launch_phases.setdefault("window_s", time.perf_counter() - self._t_launch)
                 try:
+                    window = self._x.place_on_screen(window)
                     # Focus as soon as the window exists: SDL takes keys only a while after.
                     if self._x.focused() != window.id:
                         self._x.focus(window)
@@ -504,6 +541,7 @@ class NativeRuntime(Runtime):
         window = follow_window(self._x, self._window, self._before, pattern)
         if window.id != self._window.id:
             self.window_changes += 1
+            window = self._x.place_on_screen(window)
         self._window = window
         return window
 

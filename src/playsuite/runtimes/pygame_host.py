@@ -117,6 +117,7 @@ class Host(InputSchedule):
         self.buttons = [False, False, False, False, False]
         self.mouse_pos = (0, 0)
         self.mouse_rel = [0, 0]
+        self.cursor: tuple | None = None  # the game's last set_cursor arguments (patches)
         self.repeat: tuple[int, int] = (0, 0)
         self.namespace: dict = {}
         self.compiled: dict[str, types.CodeType] = {}  # probe name -> compiled expression

@@ -265,3 +265,16 @@ def _patch_mouse(host: Any, pg: Any) -> None:
             host.real["set_pos"](host.mouse_pos)
 
     pg.mouse.set_pos = set_pos
+
+    # The offscreen driver has no cursors: set_cursor raises ("Cursors are not currently
+    # supported", "Error while creating system cursor") and games that dress the pointer at
+    # start died there. The pointer is never in a captured frame, so the choice is only kept,
+    # for get_cursor.
+    real_set_cursor = pg.mouse.set_cursor
+
+    def set_cursor(*args, **kwargs):
+        host.cursor = (args, kwargs)
+        with contextlib.suppress(pg.error):
+            real_set_cursor(*args, **kwargs)
+
+    pg.mouse.set_cursor = set_cursor

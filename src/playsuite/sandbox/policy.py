@@ -27,6 +27,10 @@ from pathlib import Path
 GAME_DIR = "/game"
 SCRATCH_DIR = "/scratch"
 HOME_DIR = "/scratch/home"
+#: The XDG base folders a desktop account already has (host paths under the scratch). Games make
+#: their own folder inside one with a single mkdir on first start and quit when the parent is
+#: missing (adonthell, nestopia, cataclysm-dda: "Failed to create ~/.local/share/...").
+HOME_FOLDERS = ("home/.config", "home/.local/share", "home/.local/state", "home/.cache")
 TMP_DIR = "/tmp"
 X11_SOCKET_DIR = "/tmp/.X11-unix"
 SANDBOX_UID = 1000
@@ -143,6 +147,7 @@ class SandboxPolicy:
             "XDG_CONFIG_HOME": f"{HOME_DIR}/.config",
             "XDG_DATA_HOME": f"{HOME_DIR}/.local/share",
             "XDG_CACHE_HOME": f"{HOME_DIR}/.cache",
+            "XDG_STATE_HOME": f"{HOME_DIR}/.local/state",
             "XDG_RUNTIME_DIR": f"{SCRATCH_DIR}/run",
             # Mesa keeps its shader cache under the passwd home unless told otherwise.
             "MESA_SHADER_CACHE_DIR": f"{HOME_DIR}/.cache/mesa",
@@ -157,7 +162,7 @@ class SandboxPolicy:
 
     def prepare_scratch(self) -> None:
         """Create the scratch layout (HOME, runtime dir, passwd/group) on the host side."""
-        for sub in ("home", "run", ".sandbox"):
+        for sub in ("home", *HOME_FOLDERS, "run", ".sandbox"):
             (self.scratch / sub).mkdir(parents=True, exist_ok=True)
         os.chmod(self.scratch / "run", 0o700)
         etc = self.scratch / ".sandbox"

@@ -24,6 +24,7 @@ def standin_argv(
     policy: str = "random",
     seed: int = 0,
     latency_s: float = 0.0,
+    trickle_s: float = 0.0,
     startup_delay_s: float = 0.0,
     crash_after: int | None = None,
     stall_after: int | None = None,
@@ -48,6 +49,8 @@ def standin_argv(
         "--latency",
         f"{latency_s:g}",
     ]
+    if trickle_s:
+        argv += ["--trickle", f"{trickle_s:g}"]
     if startup_delay_s:
         argv += ["--startup-delay", f"{startup_delay_s:g}"]
     if crash_after is not None:

@@ -11,11 +11,13 @@ never looks at the images: nothing it says is a model's judgement.
 
 It can also misbehave on purpose, to test recovery paths: refuse connections for a while
 (``--startup-delay``: the socket is bound but not listening, as vLLM's is while the model loads),
-answer slowly (``--latency``), exit abruptly (``--crash-after``), hang (``--stall-after``), ignore
-SIGTERM (``--ignore-sigterm``), answer invalid JSON to the first schema requests
-(``--invalid-json-first``), or give set texts to the first chat requests (``--answers``, a JSON
-list: JSON escapes carry what no command line can, such as a lone surrogate ``\ud800``). It is
-also the server behind ``benchmarks/inference_client.py``.
+answer slowly (``--latency``), send an answer a byte at a time (``--trickle``: every read
+returns soon, the answer never ends in time; what a per-read timeout misses), exit abruptly
+(``--crash-after``), hang (``--stall-after``), ignore SIGTERM (``--ignore-sigterm``), answer
+invalid JSON to the first schema requests (``--invalid-json-first``), or give set texts to the
+first chat requests (``--answers``, a JSON list: JSON escapes carry what no command line can,
+such as a lone surrogate ``\ud800``). It is also the server behind
+``benchmarks/inference_client.py``.
 
 Standard library only at startup (the random baseline is imported in the background after the
 socket listens), so it is ready in a fraction of a second::
@@ -126,6 +128,7 @@ class Behaviour:
     policy: str = "random"
     seed: int = 0
     latency_s: float = 0.0
+    trickle_s: float = 0.0  # seconds between the bytes of a chat answer's body (0: all at once)
     crash_after: int | None = None
     stall_after: int | None = None
     invalid_json_first: int = 0
@@ -196,13 +199,26 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         sys.stderr.write(f"standin: {self.address_string()} {format % args}\n")
 
-    def _send_json(self, status: int, obj: Any) -> None:
+    def _send_json(self, status: int, obj: Any, trickle_s: float = 0.0) -> None:
         payload = json.dumps(obj).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(payload)))
         self.end_headers()
-        self.wfile.write(payload)
+        if trickle_s <= 0:
+            self.wfile.write(payload)
+            return
+        self.wfile.flush()
+        for sent in range(len(payload)):
+            try:
+                self.wfile.write(payload[sent : sent + 1])
+                self.wfile.flush()
+            except OSError:  # the client gave up: say so, as vLLM logs an aborted request
+                sys.stderr.write(f"standin: client hung up after {sent} of {len(payload)} bytes\n")
+                sys.stderr.flush()
+                self.close_connection = True
+                return
+            time.sleep(trickle_s)
 
     def _send_error(self, exc: RequestError) -> None:
         error = {"message": str(exc), "type": exc.kind, "param": None, "code": exc.status}
@@ -309,6 +325,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 },
                 "prompt_logprobs": None,
             },
+            trickle_s=beh.trickle_s,
         )
 
 
@@ -377,6 +394,7 @@ def build_arg_parser() -> argparse.ArgumentParser:
     p.add_argument("--policy", choices=("random", "explorer"), default="random")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--latency", type=float, default=0.0, help="seconds per chat answer")
+    p.add_argument("--trickle", type=float, default=0.0, help="seconds between answer bytes")
     p.add_argument("--startup-delay", type=float, default=0.0, help="seconds before listening")
     p.add_argument("--crash-after", type=int, help="exit abruptly on chat request N+1")
     p.add_argument("--stall-after", type=int, help="hang on chat request N+1 and after")
@@ -397,6 +415,7 @@ def main(argv: list[str] | None = None) -> int:
         policy=args.policy,
         seed=args.seed,
         latency_s=args.latency,
+        trickle_s=args.trickle,
         crash_after=args.crash_after,
         stall_after=args.stall_after,
         invalid_json_first=args.invalid_json_first,
