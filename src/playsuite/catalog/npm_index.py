@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import random
 import re
 import time
 import urllib.error
@@ -39,7 +38,6 @@ import urllib.request
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
@@ -47,6 +45,7 @@ import yaml
 
 from playsuite.catalog.debian_index import GenreTable
 from playsuite.catalog.ingest import DumpError, RawGame, slug
+from playsuite.catalog.name_list_snapshot import header, sample
 from playsuite.catalog.npm_filters import (
     LICENCE,
     NETWORK,
@@ -502,38 +501,16 @@ def read_npm(
     else:
         names = read_names(location)
         candidates = prefilter(names, rules)
-        chosen = candidates
-        if lookups and len(candidates) > lookups:
-            index = {name: i for i, name in enumerate(candidates)}
-            chosen = sorted(random.Random(seed).sample(candidates, lookups), key=index.__getitem__)
+        chosen = sample(candidates, lookups, seed)
         packages, counts, left = look_up(chosen, Path(cache), fetch=fetch)
-        snapshot = {
-            "format": SNAPSHOT_FORMAT,
-            "read_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "names": str(location),
-            "names_sha256": hashlib.sha256(Path(location).read_bytes()).hexdigest(),
-            "counts": {"names": len(names), "candidates": len(candidates), **counts},
-            "sample": {"lookups": lookups, "seed": seed},
-            "packages": packages,
-            "left_out": left,
-        }
+        snapshot = header(
+            SNAPSHOT_FORMAT,
+            location,
+            names=len(names),
+            candidates=len(candidates),
+            counts=counts,
+            lookups=lookups,
+            seed=seed,
+        )
+        snapshot.update(packages=packages, left_out=left)
     return [record(p, rules) for p in packages], snapshot
-
-
-def snapshot_entry(location: str | Path, snapshot: dict[str, Any], path: str | Path) -> dict:
-    """What ``snapshot.json`` records of an npm read: where from, when, counts, the hash of
-    the npm snapshot written at ``path``."""
-    text = json.dumps(snapshot, indent=1, sort_keys=True)
-    return {
-        "index": str(location),
-        "read_at": snapshot.get("read_at", ""),
-        "excerpt": str(path),
-        "excerpt_sha256": hashlib.sha256(text.encode()).hexdigest(),
-        "packages": len(snapshot.get("packages") or ()),
-        "counts": snapshot.get("counts", {}),
-    }
-
-
-def write_snapshot(snapshot: dict[str, Any], path: str | Path) -> None:
-    """Write the npm snapshot (sorted keys, so the same content gives the same hash)."""
-    write_text_atomic(path, json.dumps(snapshot, indent=1, sort_keys=True))

@@ -22,7 +22,6 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
-import random
 import re
 import sys
 import urllib.error
@@ -30,7 +29,6 @@ import urllib.request
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +36,7 @@ import yaml
 
 from playsuite.catalog.debian_index import GenreTable
 from playsuite.catalog.ingest import DumpError, RawGame, slug
+from playsuite.catalog.name_list_snapshot import header, sample
 from playsuite.files import write_text_atomic
 from playsuite.processes import probe
 from playsuite.runtimes.fetchers.common import DEBIAN_PYTHON
@@ -377,37 +376,16 @@ def read_pypi(
     else:
         names = read_names(location)
         candidates = prefilter(names, rules.name_words)
-        chosen = candidates
-        if lookups and len(candidates) > lookups:
-            chosen = sorted(random.Random(seed).sample(candidates, lookups), key=candidates.index)
+        chosen = sample(candidates, lookups, seed)
         projects, counts, left = look_up(chosen, Path(cache), rules, first_look=first_look)
-        snapshot = {
-            "format": SNAPSHOT_FORMAT,
-            "read_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "names": str(location),
-            "names_sha256": hashlib.sha256(Path(location).read_bytes()).hexdigest(),
-            "counts": {"names": len(names), "candidates": len(candidates), **counts},
-            "sample": {"lookups": lookups, "seed": seed},
-            "projects": projects,
-            "left_out": left,
-        }
+        snapshot = header(
+            SNAPSHOT_FORMAT,
+            location,
+            names=len(names),
+            candidates=len(candidates),
+            counts=counts,
+            lookups=lookups,
+            seed=seed,
+        )
+        snapshot.update(projects=projects, left_out=left)
     return [record(p, rules) for p in projects], snapshot
-
-
-def snapshot_entry(location: str | Path, snapshot: dict[str, Any], path: str | Path) -> dict:
-    """What ``snapshot.json`` records of a PyPI read: where from, when, counts, the hash of
-    the PyPI snapshot written at ``path``."""
-    text = json.dumps(snapshot, indent=1, sort_keys=True)
-    return {
-        "index": str(location),
-        "read_at": snapshot.get("read_at", ""),
-        "excerpt": str(path),
-        "excerpt_sha256": hashlib.sha256(text.encode()).hexdigest(),
-        "projects": len(snapshot.get("projects") or ()),
-        "counts": snapshot.get("counts", {}),
-    }
-
-
-def write_snapshot(snapshot: dict[str, Any], path: str | Path) -> None:
-    """Write the PyPI snapshot (sorted keys, so the same content gives the same hash)."""
-    write_text_atomic(path, json.dumps(snapshot, indent=1, sort_keys=True))

@@ -20,12 +20,11 @@ from typing import Any
 from playsuite.catalog.debian_index import GenreTable, read_debian, snapshot_entry, write_excerpt
 from playsuite.catalog.filters import ArchiveFacts, ManualExclusion, archive_exclusion
 from playsuite.catalog.ingest import REGISTRY_SOURCES, RawGame
+from playsuite.catalog.name_list_snapshot import snapshot_entry as name_list_entry
+from playsuite.catalog.name_list_snapshot import write_snapshot
 from playsuite.catalog.npm_index import SNAPSHOT_FORMAT as NPM_FORMAT
 from playsuite.catalog.npm_index import NpmRules, read_npm
-from playsuite.catalog.npm_index import snapshot_entry as npm_snapshot_entry
-from playsuite.catalog.npm_index import write_snapshot as write_npm_snapshot
-from playsuite.catalog.pypi_index import SNAPSHOT_FORMAT, PypiRules, read_pypi, write_snapshot
-from playsuite.catalog.pypi_index import snapshot_entry as pypi_snapshot_entry
+from playsuite.catalog.pypi_index import SNAPSHOT_FORMAT, PypiRules, read_pypi
 from playsuite.files import write_json_atomic
 
 
@@ -95,19 +94,19 @@ def ingest_indexes(
             cache = Path(pypi_excerpt).parent / "pypi-reports"
             rules = PypiRules.load(pypi["rules"])
             found, pinned = read_pypi(location, rules, cache, int(pypi.get("lookups") or 0))
-            entries[source] = pypi_snapshot_entry(location, pinned, pypi_excerpt)
+            entries[source] = name_list_entry(location, pinned, pypi_excerpt, "projects")
         elif source == "npm":
             if not npm.get("rules"):
                 raise ValueError("an npm source needs its rules (catalog.npm_rules)")
             cache = Path(npm_excerpt).parent / "npm-manifests"
             rules = NpmRules.load(npm["rules"])
             found, npm_pinned = read_npm(location, rules, cache, int(npm.get("lookups") or 0))
-            entries[source] = npm_snapshot_entry(location, npm_pinned, npm_excerpt)
+            entries[source] = name_list_entry(location, npm_pinned, npm_excerpt, "packages")
         else:
             raise ValueError(f"unknown registry source {source!r}; known: debian, pypi, npm")
         games.extend(found)
     write_excerpt(text, excerpt)
     write_snapshot(pinned, pypi_excerpt)
-    write_npm_snapshot(npm_pinned, npm_excerpt)
+    write_snapshot(npm_pinned, npm_excerpt)
     write_json_atomic(snapshot, {"sources": entries})
     return games
