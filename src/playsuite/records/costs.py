@@ -12,12 +12,13 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from playsuite.records.base import FORMAT_FIELD, RecordError, check_format
 from playsuite.records.tsv import write_rows
+
+if TYPE_CHECKING:  # pandas (and pyarrow) cost a play job ~1 s of CPU at start: readers only
+    import pandas as pd
 
 #: Version of the cost record this code writes (and the newest it reads).
 COSTS_FORMAT = 1
@@ -44,6 +45,8 @@ def write_cost_record(
 def read_cost_record(path: str | os.PathLike[str]) -> pd.DataFrame:
     """One record file, checked: the required columns, numbers >= 0 in :data:`NUMBERS`, a known
     format (:class:`~playsuite.records.base.RecordError` naming the file otherwise)."""
+    import pandas as pd
+
     try:
         df = pd.read_csv(path, sep="\t", dtype={"slurm_job_id": str, FORMAT_FIELD: str})
     except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
@@ -65,6 +68,8 @@ def read_cost_record(path: str | os.PathLike[str]) -> pd.DataFrame:
 def read_cost_folder(directory: str | os.PathLike[str]) -> pd.DataFrame:
     """Every record (``*.tsv``) under ``directory``, recursively, as one table; a folder that
     is absent or holds none gives an empty table with the required columns."""
+    import pandas as pd
+
     root = Path(directory)
     files = sorted(root.rglob("*.tsv")) if root.is_dir() else []
     frames = [read_cost_record(path) for path in files]
