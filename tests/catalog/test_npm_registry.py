@@ -18,17 +18,15 @@ from playsuite.catalog import npm_index
 from playsuite.catalog.filters import FilterSettings, screen
 from playsuite.catalog.ingest import DumpError
 from playsuite.catalog.npm_entry import npm_entry
+from playsuite.catalog.npm_evidence import NpmRules, package_id, record
 from playsuite.catalog.npm_index import (
     NOT_ON_NPM,
     SNAPSHOT_FORMAT,
-    NpmRules,
     excerpt,
     fetch_manifest,
-    package_id,
     prefilter,
     read_names,
     read_npm,
-    record,
 )
 
 REPO = Path(__file__).resolve().parents[2]

@@ -22,8 +22,9 @@ from playsuite.catalog.filters import ArchiveFacts, ManualExclusion, archive_exc
 from playsuite.catalog.ingest import REGISTRY_SOURCES, RawGame
 from playsuite.catalog.name_list_snapshot import snapshot_entry as name_list_entry
 from playsuite.catalog.name_list_snapshot import write_snapshot
+from playsuite.catalog.npm_evidence import NpmRules
 from playsuite.catalog.npm_index import SNAPSHOT_FORMAT as NPM_FORMAT
-from playsuite.catalog.npm_index import NpmRules, read_npm
+from playsuite.catalog.npm_index import read_npm
 from playsuite.catalog.pypi_index import SNAPSHOT_FORMAT, PypiRules, read_pypi
 from playsuite.files import write_json_atomic
 
