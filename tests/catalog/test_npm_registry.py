@@ -185,6 +185,7 @@ def test_manifests_are_read_over_http_and_cached(registry, tmp_path: Path) -> No
     registry.answers = {
         "hextris": (200, body),
         "unpublished": (200, b'{"name": "unpublished"}'),
+        "held-spam": (403, b""),  # removed by npm, the name held: no package to survey
         "@someone%2Fpong": (200, json.dumps(manifest("@someone/pong")).encode()),
     }
     cache = tmp_path / "cache"
@@ -193,14 +194,17 @@ def test_manifests_are_read_over_http_and_cached(registry, tmp_path: Path) -> No
     assert len(found["manifest_sha256"]) == 64
     assert fetch_manifest("gone", cache) is None  # HTTP 404
     assert fetch_manifest("unpublished", cache) is None  # known, but no version
+    assert fetch_manifest("held-spam", cache) is None
     assert fetch_manifest("@someone/pong", cache)["name"] == "@someone/pong"  # type: ignore[index]
     asked = list(registry.asked)
-    for name in ("hextris", "gone", "unpublished", "@someone/pong"):  # the cache answers now
+    # the cache answers now
+    for name in ("hextris", "gone", "unpublished", "held-spam", "@someone/pong"):
         fetch_manifest(name, cache)
     assert registry.asked == asked
     assert sorted(p.name for p in cache.iterdir()) == [
         "@someone%2Fpong.json",
         "gone.missing",
+        "held-spam.missing",
         "hextris.json",
         "unpublished.missing",
     ]

@@ -16,11 +16,11 @@ Unlike the PyPI ingest, which keeps only what requires pygame, this one makes a 
 candidate the registry knows: a survey gives every candidate an outcome, and the reasons are the
 screen's (:mod:`playsuite.catalog.npm_filters`), where the funnel counts them. The ingest only
 reads the manifest with the rules and records the evidence it found in ``made_with``
-(:mod:`playsuite.catalog.npm_evidence`). A candidate
-the registry does not know (HTTP 404: unpublished, or removed as spam, yet still in the name
-list) has no manifest to make a record of; it is listed in the snapshot's ``left_out`` with the
-outcome ``not on npm``, which the survey table turns into a row at stage ``ingest``, as it does
-for the PyPI candidates the ingest leaves out. A network failure stops the ingest with an error.
+(:mod:`playsuite.catalog.npm_evidence`). A candidate the registry does not serve (HTTP 404:
+unpublished; 403: removed as spam or malware, the name held by npm; yet still in the name list) has
+no manifest to make a record of; it is listed in the snapshot's ``left_out`` with the outcome ``not
+on npm``, which the survey table turns into a row at stage ``ingest``, as it does for the PyPI
+candidates the ingest leaves out. A network failure stops the ingest with an error.
 
 What was read is pinned in a snapshot (JSON: each manifest's excerpt with the sha256 of the
 answer, the read time, the name list's hash, the counts). Naming the snapshot as the corpus's
@@ -59,6 +59,9 @@ WORKERS = 6
 RETRY_CODES = (429, 500, 502, 503, 504)
 RETRIES = 2
 NOT_ON_NPM = "not on npm"
+#: Answers for one package that mean it is not there to survey: 404 (unpublished, never was) and
+#: 403 (npm removed it, as spam or malware, and holds the name); the name list still has both.
+GONE_CODES = (403, 404)
 _HEADERS = {"User-Agent": "playsuite-catalog (registry survey)", "Accept": "application/json"}
 #: An npm name (legacy names may have capitals): becomes a URL path and a cache file name.
 _VALID_NAME = re.compile(r"^(@[A-Za-z0-9~-][\w.~-]*/)?[A-Za-z0-9~-][\w.~-]*$")
@@ -197,7 +200,8 @@ def excerpt(manifest: dict[str, Any], sha256: str) -> dict[str, Any]:
 
 
 def _open(url: str, timeout_s: float) -> bytes:
-    """The answer to ``url``; a 404 raises ``HTTPError``, a busy registry is asked again."""
+    """The answer to ``url``; a 403 or 404 raises ``HTTPError``, a busy registry is asked
+    again."""
     for attempt in range(RETRIES + 1):
         request = urllib.request.Request(url, headers=_HEADERS)
         try:
@@ -215,7 +219,8 @@ def _open(url: str, timeout_s: float) -> bytes:
 
 def fetch_manifest(name: str, cache: Path, *, timeout_s: float = TIMEOUT_S) -> dict | None:
     """The excerpt of a package's latest manifest, from ``cache`` when read before; ``None``
-    for a package the registry does not know (404, or an answer with no version: unpublished;
+    for a package the registry does not serve (404; 403, a package npm holds after removing it;
+    or an answer with no version: unpublished;
     cached too). Other failures raise :class:`DumpError`."""
     stem = cache_name(name)
     hit, missing = cache / f"{stem}.json", cache / f"{stem}.missing"
@@ -227,7 +232,7 @@ def fetch_manifest(name: str, cache: Path, *, timeout_s: float = TIMEOUT_S) -> d
         data = _open(LATEST.format(name=stem), timeout_s)
         manifest = json.loads(data)
     except urllib.error.HTTPError as exc:
-        if exc.code != 404:
+        if exc.code not in GONE_CODES:
             raise DumpError(f"npm registry failed for {name}: HTTP {exc.code}") from exc
         cache.mkdir(parents=True, exist_ok=True)
         write_text_atomic(missing, f"HTTP {exc.code}\n")
@@ -264,7 +269,7 @@ def look_up(
             "id": package_id(name),
             "version": "",
             "outcome": NOT_ON_NPM,
-            "detail": "the registry has no published version (HTTP 404: unpublished or removed)",
+            "detail": "npm serves no version (HTTP 404: unpublished; 403: removed and held)",
         }
         for name, p in zip(candidates, found, strict=True)
         if p is None
