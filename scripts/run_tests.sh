@@ -6,7 +6,8 @@
 #   engine    the real vLLM CPU build serving tiny models (marker `engine`)
 #   Slurm     the Slurm workflow tests (marker `slurm`), then tests/catalog (real registry
 #             games and the sample catalog's launch dry-runs)
-# The first two split the rest of the suite about evenly by measured time. The suite's wall time
+# The engine and Slurm lanes collect only their own folders (tests/test_lanes.py keeps those
+# markers there). The first two split the rest of the suite about evenly by measured time. The suite's wall time
 # is about the longest lane rather than their sum. All must pass. The background lanes' output
 # follows the games lane's; each session has its own pytest base directory.
 set -uo pipefail
@@ -38,7 +39,7 @@ rest_log=$(mktemp -t playsuite-rest-tests.XXXXXX)
 # A fresh base directory each run matters most to the Slurm tests: Slurm's accounting outlives a
 # run, and the tests pick their jobs out of it by working directory.
 (
-  session slurm "$slurm_log" -m slurm
+  session slurm "$slurm_log" tests/cluster -m slurm
   slurm_rc=$?
   echo "================ Catalog tests (after the Slurm tests) ================" >>"$slurm_log"
   session catalog "$slurm_log" "$CATALOG" -m "$NOT_OWN"
@@ -46,7 +47,7 @@ rest_log=$(mktemp -t playsuite-rest-tests.XXXXXX)
   [ "$slurm_rc" -eq 0 ] && [ "$catalog_rc" -eq 0 ]
 ) &
 slurm_pid=$!
-session engine "$engine_log" -m "engine and not slurm" &
+session engine "$engine_log" tests/engine -m "engine and not slurm" &
 engine_pid=$!
 # every directory not in another lane, so a new test folder is run without naming it here
 session rest "$rest_log" -m "$NOT_OWN" --ignore="$CATALOG" "${GAMES[@]/#/--ignore=}" &
