@@ -7,9 +7,10 @@
 #   Slurm     the Slurm workflow tests (marker `slurm`), then tests/catalog (real registry
 #             games and the sample catalog's launch dry-runs)
 # The engine and Slurm lanes collect only their own folders (tests/test_lanes.py keeps those
-# markers there). The first two split the rest of the suite about evenly by measured time. The suite's wall time
-# is about the longest lane rather than their sum. All must pass. The background lanes' output
-# follows the games lane's; each session has its own pytest base directory.
+# markers there). The first two split the rest of the suite about evenly by measured time. The
+# suite's wall time is about the longest lane rather than their sum. All must pass. The
+# background lanes' output follows the games lane's; each session has its own pytest base
+# directory.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 VENV=.venv/bin

@@ -100,6 +100,8 @@ engine_pid=
 if [ "$ENGINE" != none ]; then
   install_engine &
   engine_pid=$!
+  # a failed .venv install ends this script: the engine's pip goes with it
+  trap 'kill "$engine_pid" 2>/dev/null || true' EXIT
 fi
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
